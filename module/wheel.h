@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * wheel.h - a hierarchical, tickless timing wheel
+ *
+ * The wheel keeps intrusive entries keyed by an absolute tick (a clock
+ * reading divided by the user's resolution) and hands them back, never
+ * before their tick comes and never after it has passed, in slices whose
+ * size the caller bounds. It knows nothing of files, locks, hrtimers or
+ * uaccess: the caller serializes every call and decides what a tick is.
+ * That keeps this file and wheel.c compilable in userspace, where
+ * tools/testing/wheel checks them against a reference model.
+ *
+ * The geometry and its trade-offs are explained at the top of wheel.c.
+ */
+#ifndef _WHEELTIMER_WHEEL_H
+#define _WHEELTIMER_WHEEL_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+#define WHEEL_LVL_BITS		6
+#define WHEEL_LVL_SIZE		(1U << WHEEL_LVL_BITS)
+#define WHEEL_LEVELS		7
+/* Ticks beyond this distance from the clock are parked on the overflow list. */
+#define WHEEL_HORIZON_BITS	(WHEEL_LEVELS * WHEEL_LVL_BITS)
+
+/**
+ * struct wheel_entry - one timeout, embedded in the caller's object
+ * @node: link in a slot, the overflow list or the due list; unhashed when
+ *	the entry is not in the wheel
+ * @expires: the tick at which the entry becomes due
+ */
+struct wheel_entry {
+	struct hlist_node node;
+	u64 expires;
+};
+
+/**
+ * struct wheel - the wheel itself; the caller provides the storage and the lock
+ * @clk: the wheel's current tick. Every entry with @expires <= @clk has been
+ *	handed out or waits on @due; @clk never moves backwards.
+ * @count: entries in the wheel (pending, not yet handed out)
+ * @occupied: per level, bit n set when slot n of that level is non-empty
+ * @due: entries of the slot being opened, and entries added already due;
+ *	while non-empty, the wheel's next event is @clk itself
+ * @overflow: entries whose tick is beyond the horizon of the top level
+ * @slots: WHEEL_LEVELS levels of WHEEL_LVL_SIZE slots
+ */
+struct wheel {
+	u64 clk;
+	u64 count;
+	u64 occupied[WHEEL_LEVELS];
+	struct hlist_head due;
+	struct hlist_head overflow;
+	struct hlist_head slots[WHEEL_LEVELS][WHEEL_LVL_SIZE];
+};
+
+void wheel_init(struct wheel *w, u64 now);
+void wheel_add(struct wheel *w, struct wheel_entry *e, u64 expires);
+bool wheel_del(struct wheel *w, struct wheel_entry *e);
+void wheel_modify(struct wheel *w, struct wheel_entry *e, u64 expires);
+bool wheel_next_expiry(const struct wheel *w, u64 *tick);
+struct wheel_entry *wheel_expire(struct wheel *w, u64 now,
+				 unsigned int *budget);
+struct wheel_entry *wheel_drain(struct wheel *w);
+u64 wheel_apply_slack(u64 expires, u64 slack);
+
+static inline void wheel_entry_init(struct wheel_entry *e)
+{
+	INIT_HLIST_NODE(&e->node);
+}
+
+static inline bool wheel_entry_pending(const struct wheel_entry *e)
+{
+	return !hlist_unhashed(&e->node);
+}
+
+#endif /* _WHEELTIMER_WHEEL_H */
