@@ -15,11 +15,12 @@
 #ifndef _WHEELTIMER_WHEEL_H
 #define _WHEELTIMER_WHEEL_H
 
+#include <linux/bits.h>
 #include <linux/list.h>
 #include <linux/types.h>
 
 #define WHEEL_LVL_BITS		6
-#define WHEEL_LVL_SIZE		(1U << WHEEL_LVL_BITS)
+#define WHEEL_LVL_SIZE		BIT(WHEEL_LVL_BITS)
 #define WHEEL_LEVELS		7
 /* Ticks beyond this distance from the clock are parked on the overflow list. */
 #define WHEEL_HORIZON_BITS	(WHEEL_LEVELS * WHEEL_LVL_BITS)

@@ -1,0 +1,126 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# wheeltimer: everything is driven from here.
+#
+#   make            build wheeltimer.ko against the installed Debian headers
+#   make check      every test: userspace, then the selftests in a VM
+#   make demo       load the module in a VM and show it at work
+#   make lint       checkpatch --strict and sparse
+#   make vm CMD=... run a command in a VM with the module loaded
+#
+# Packages this needs are installed from Debian on first use (tools/deps),
+# each announced before it is installed. KDIR= builds against another tree,
+# BUILD= moves the build directory, KVM=1 lets the VM use KVM.
+
+SHELL	:= /bin/bash
+
+KVER	?= $(shell $(CURDIR)/tools/kver)
+KDIR	?= /usr/src/linux-headers-$(KVER)
+BUILD	?= $(CURDIR)/build
+export BUILD
+
+KSRC_TARBALL	:= /usr/src/linux-source-6.1.tar.xz
+KSRC		:= $(BUILD)/ksrc
+KSFT_OUT	:= $(BUILD)/selftests
+VM		:= $(CURDIR)/tools/vm/run
+
+# The selftests, in the order they run in the VM (module_test reloads the
+# module, so it goes first).
+KSFT_PROGS	= $(shell $(MAKE) -s --no-print-directory -C selftests/wheeltimer \
+			  OUTPUT=$(KSFT_OUT)/wheeltimer print-tests)
+
+.PHONY: all module deps ksrc selftests check check-vm demo vm lint \
+	checkpatch sparse clean help
+
+all: module
+
+help:
+	@sed -n 's/^#   //p' Makefile
+
+deps:
+	@tools/deps all
+
+module:
+	@tools/deps build
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+# Kernel source files used at build time, never committed: the checkpatch
+# script and the kselftest framework, from Debian's linux-source-6.1.
+KSRC_FILES := scripts/checkpatch.pl scripts/spelling.txt \
+	scripts/const_structs.checkpatch \
+	tools/testing/selftests/lib.mk tools/testing/selftests/kselftest.h \
+	tools/testing/selftests/kselftest_harness.h \
+	tools/testing/selftests/kselftest/runner.sh \
+	tools/testing/selftests/kselftest/prefix.pl
+
+ksrc: $(KSRC)/.stamp
+$(KSRC)/.stamp:
+	@tools/deps ksrc
+	@echo "  EXTRACT kselftest framework and checkpatch from $(KSRC_TARBALL)"
+	@mkdir -p $(KSRC)
+	@tar -xJf $(KSRC_TARBALL) -C $(KSRC) --strip-components=1 --wildcards \
+		$(addprefix linux-source-6.1/,$(KSRC_FILES))
+	@cp $(KSRC)/tools/testing/selftests/lib.mk \
+		$(KSRC)/tools/testing/selftests/kselftest.h \
+		$(KSRC)/tools/testing/selftests/kselftest_harness.h selftests/
+	@mkdir -p selftests/kselftest
+	@cp $(KSRC)/tools/testing/selftests/kselftest/runner.sh \
+		$(KSRC)/tools/testing/selftests/kselftest/prefix.pl \
+		selftests/kselftest/
+	@touch $@
+
+# Static, so that the busybox initramfs needs no libc.
+selftests: ksrc
+	@tools/deps build
+	@mkdir -p $(KSFT_OUT)/wheeltimer
+	$(MAKE) -C selftests/wheeltimer OUTPUT=$(KSFT_OUT)/wheeltimer \
+		KHDR_INCLUDES="-isystem $(CURDIR)/uapi" USERLDFLAGS=-static
+
+# The VM's root holds the kernel's runner and our test programs.
+check-vm: module selftests
+	@rm -f $(BUILD)/check-vm.log
+	@set -o pipefail; $(VM) --add selftests/kselftest:/selftests/kselftest \
+		--add selftests/wheeltimer/settings:/selftests/wheeltimer/settings \
+		$(foreach p,$(KSFT_PROGS),--add $(KSFT_OUT)/wheeltimer/$(p):/selftests/wheeltimer/$(p)) \
+		--add tools/vm/ksft-run:/bin/ksft-run \
+		-- /bin/ksft-run $(KSFT_PROGS) | tee $(BUILD)/check-vm.log
+
+check:
+	@mkdir -p $(BUILD)
+	@rm -f $(BUILD)/check-vm.log
+	@status=0; \
+	$(MAKE) --no-print-directory check-vm || \
+		{ status=$$?; echo "not ok - the VM run failed" >>$(BUILD)/check-vm.log; }; \
+	echo; echo "== summary"; \
+	tools/ksft-summary $(BUILD)/check-vm.log || status=1; \
+	exit $$status
+
+demo: module
+	@$(VM) --add tools/demo/demo.sh:/bin/demo -- /bin/demo
+
+vm: module
+	@test -n "$(CMD)" || { echo 'usage: make vm CMD="command in the guest"'; exit 2; }
+	@$(VM) -- sh -c '$(CMD)'
+
+lint: checkpatch sparse
+
+LINT_SOURCES = $(filter-out %.mod.c,$(wildcard module/*.c module/*.h \
+		 uapi/linux/*.h tools/*/*.c tools/*/*/*.c tools/*/*/*/*.c \
+		 selftests/wheeltimer/*.c))
+
+checkpatch: ksrc
+	@echo "  CHECKPATCH --strict $(words $(LINT_SOURCES)) files"
+	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
+		--show-types -f $(LINT_SOURCES)
+
+sparse: 
+	@tools/deps build lint
+	@echo "  SPARSE module"
+	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) C=2 W=1 modules 2>&1 | \
+		tee $(BUILD)/sparse.log; \
+	! grep -E 'warning|error' $(BUILD)/sparse.log
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(BUILD) selftests/lib.mk selftests/kselftest.h \
+		selftests/kselftest_harness.h selftests/kselftest
