@@ -78,21 +78,27 @@ selftests: ksrc
 
 # The VM's root holds the kernel's runner and our test programs.
 check-vm: module selftests
-	@rm -f $(BUILD)/check-vm.log
 	@set -o pipefail; $(VM) --add selftests/kselftest:/selftests/kselftest \
 		--add selftests/wheeltimer/settings:/selftests/wheeltimer/settings \
 		$(foreach p,$(KSFT_PROGS),--add $(KSFT_OUT)/wheeltimer/$(p):/selftests/wheeltimer/$(p)) \
 		--add tools/vm/ksft-run:/bin/ksft-run \
 		-- /bin/ksft-run $(KSFT_PROGS) | tee $(BUILD)/check-vm.log
 
+# Each part appends to one log; the summary counts the cases of them all.
 check:
 	@mkdir -p $(BUILD)
-	@rm -f $(BUILD)/check-vm.log
+	@rm -f $(BUILD)/check-*.log
 	@status=0; \
+	echo "# unit: lint" >$(BUILD)/check-lint.log; \
+	if $(MAKE) --no-print-directory lint; then \
+		echo "ok 1 lint" >>$(BUILD)/check-lint.log; \
+	else \
+		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
+	fi; \
 	$(MAKE) --no-print-directory check-vm || \
 		{ status=$$?; echo "not ok - the VM run failed" >>$(BUILD)/check-vm.log; }; \
 	echo; echo "== summary"; \
-	tools/ksft-summary $(BUILD)/check-vm.log || status=1; \
+	tools/ksft-summary $(BUILD)/check-*.log || status=1; \
 	exit $$status
 
 demo: module
