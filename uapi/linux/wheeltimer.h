@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * wheeltimer - many timeouts per file descriptor, kept in a tickless
+ * hierarchical timing wheel behind /dev/wheeltimer
+ *
+ * This header is the whole userspace interface: ioctl numbers, the structs
+ * they take, the record read() returns, and their flags.
+ */
+#ifndef _UAPI_LINUX_WHEELTIMER_H
+#define _UAPI_LINUX_WHEELTIMER_H
+
+#include <linux/const.h>
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+/**
+ * DOC: overview
+ *
+ * Every open() of /dev/wheeltimer is an independent context with its own
+ * timeouts, ids, clock and limits; close() cancels and frees everything it
+ * holds. A forked child or a dup()ed descriptor shares the context of the
+ * open file description.
+ *
+ * Time is counted in nanoseconds on the context's clock (CLOCK_MONOTONIC
+ * unless WT_IOC_SET_CONFIG chose CLOCK_BOOTTIME, CLOCK_REALTIME or a
+ * virtual clock). The clock is cut into ticks of one *resolution* (1 ms by
+ * default): a timeout whose deadline is D becomes due at the first tick
+ * boundary at or after D. A timeout never fires before its deadline, and
+ * with zero slack it fires at most one resolution (plus the scheduling
+ * latency of one hrtimer interrupt) after it. A non-zero slack lets the
+ * kernel fire it up to that much later still, to share wake-ups.
+ *
+ * Deadlines are at most KTIME_MAX (2^63 - 1) ns. On CLOCK_REALTIME a
+ * relative deadline is turned into an absolute wall-clock time when it is
+ * added, and a timeout fires when the wall clock reaches it, however the
+ * clock is set in between.
+ *
+ * Ids are assigned by the kernel: never 0, and never reused for another
+ * timeout of the same file for 2^48 allocations (a generation number in the
+ * upper 32 bits makes a stale id unknown, -ENOENT, rather than aliasing a
+ * newer timeout). An id means nothing to any other file.
+ *
+ * When a timeout comes due, the kernel queues one &struct wt_event for it,
+ * wakes read(), poll(), select() and epoll waiters (EPOLLIN), and adds 1 to
+ * the eventfd registered with WT_IOC_SET_EVENTFD, if any. The eventfd counts
+ * wake-ups, not events: read the records to learn how many timeouts fired.
+ *
+ * Each timeout has at most one unread record at a time, so the memory a
+ * context uses is bounded by the number of its live timeouts:
+ *
+ * - a one-shot timeout's id is released when its record is read;
+ * - a WT_FIXED_RATE timeout is re-armed when its record is read, at the
+ *   first deadline + k * period that lies in the future; the k - 1 periods
+ *   that passed unread are reported as @overruns (as timerfd does);
+ * - a WT_FIXED_DELAY timeout is re-armed when its record is read, one
+ *   period after that read.
+ *
+ * Every timeout is therefore either delivered by read() exactly once per
+ * firing, or cancelled: WT_OP_CANCEL tells which of the two it was.
+ *
+ * A timeout counts against the context's max_pending from WT_OP_ADD until
+ * it is cancelled or its final record is read.
+ */
+
+/**
+ * WT_API_VERSION - the interface version WT_IOC_API negotiates
+ */
+#define WT_API_VERSION		1ULL
+
+/* Features reported by WT_IOC_API. */
+/** WT_FEATURE_VIRTUAL_CLOCK - WT_CONFIG_VIRTUAL and WT_IOC_ADVANCE */
+#define WT_FEATURE_VIRTUAL_CLOCK	_BITULL(0)
+/** WT_FEATURE_PERIODIC - WT_FIXED_RATE and WT_FIXED_DELAY timeouts */
+#define WT_FEATURE_PERIODIC		_BITULL(1)
+/** WT_FEATURE_SLACK - the @slack field of &struct wt_op */
+#define WT_FEATURE_SLACK		_BITULL(2)
+/** WT_FEATURE_EVENTFD - WT_IOC_SET_EVENTFD */
+#define WT_FEATURE_EVENTFD		_BITULL(3)
+/** WT_FEATURE_BOOTTIME - CLOCK_BOOTTIME as the context's clock */
+#define WT_FEATURE_BOOTTIME		_BITULL(4)
+/** WT_FEATURE_REALTIME - CLOCK_REALTIME as the context's clock */
+#define WT_FEATURE_REALTIME		_BITULL(5)
+
+/**
+ * struct wt_api - interface handshake, for WT_IOC_API
+ * @api: in: WT_API_VERSION; any other value fails with -EINVAL. Out:
+ *	WT_API_VERSION.
+ * @features: in: the WT_FEATURE_* bits the caller depends on; if the kernel
+ *	lacks one, the call fails with -EINVAL. Out: every feature the kernel
+ *	supports.
+ * @ioctls: out: bit N is set when the ioctl whose number (_IOC_NR) is N is
+ *	implemented; see the _WT_IOC_* numbers.
+ * @event_size: out: the size of the record read() returns,
+ *	sizeof(struct wt_event) for this version.
+ * @batch_max: out: the largest @count WT_IOC_BATCH accepts.
+ *
+ * The handshake is optional and changes nothing in the context: it tells a
+ * program built against a newer header what this kernel implements. On
+ * failure the struct is written back with every field zero, so that a
+ * caller ignoring the return value still sees no features.
+ */
+struct wt_api {
+	__u64 api;
+	__u64 features;
+	__u64 ioctls;
+	__u32 event_size;
+	__u32 batch_max;
+};
+
+/* Flags of &struct wt_op.flags. */
+/**
+ * WT_ABSTIME - @deadline is an absolute time on the context's clock rather
+ * than a delay from now
+ */
+#define WT_ABSTIME		_BITULL(0)
+/**
+ * WT_FIXED_RATE - periodic: the next deadline is the previous one plus
+ * @period; periods missed while a record is unread are counted as overruns
+ */
+#define WT_FIXED_RATE		_BITULL(1)
+/**
+ * WT_FIXED_DELAY - periodic: the next deadline is @period after the read()
+ * that consumed the previous record
+ */
+#define WT_FIXED_DELAY		_BITULL(2)
+
+/* Operations, for &struct wt_op.op. */
+/** WT_OP_ADD - arm a new timeout; its id is returned in @id */
+#define WT_OP_ADD		1U
+/** WT_OP_CANCEL - cancel the timeout @id, or withdraw its unread record */
+#define WT_OP_CANCEL		2U
+/** WT_OP_MODIFY - move the deadline (and slack) of the timeout @id */
+#define WT_OP_MODIFY		3U
+
+/* Outcomes, for &struct wt_op.status. */
+/** WT_STATUS_ADDED - WT_OP_ADD succeeded; @id holds the new id */
+#define WT_STATUS_ADDED		1U
+/**
+ * WT_STATUS_PENDING - the timeout was pending (armed, not fired): CANCEL
+ * cancelled it, MODIFY moved it. Nothing was or will be delivered for the
+ * deadline it had.
+ */
+#define WT_STATUS_PENDING	2U
+/**
+ * WT_STATUS_WITHDRAWN - the timeout had fired and its record was not read
+ * yet: the record is withdrawn and will not be delivered. CANCEL then
+ * released the id; MODIFY armed the timeout again at the new deadline.
+ */
+#define WT_STATUS_WITHDRAWN	3U
+
+/**
+ * struct wt_op - one operation, for WT_IOC_ADD, WT_IOC_CANCEL, WT_IOC_MODIFY
+ *	and each element of a WT_IOC_BATCH array
+ * @op: WT_OP_ADD, WT_OP_CANCEL or WT_OP_MODIFY. For the single-operation
+ *	ioctls it may also be 0, which stands for the ioctl's own operation.
+ * @reserved: must be zero
+ * @flags: ADD: WT_ABSTIME, and at most one of WT_FIXED_RATE and
+ *	WT_FIXED_DELAY. MODIFY: WT_ABSTIME only. CANCEL: must be zero.
+ * @id: CANCEL and MODIFY: in, the timeout to act on. ADD: out, the id of the
+ *	new timeout (the value passed in is ignored).
+ * @deadline: ADD and MODIFY: the deadline in ns, relative to now or, with
+ *	WT_ABSTIME, absolute on the context's clock. A relative deadline of 0
+ *	and an absolute one in the past are due at once. A deadline that ends
+ *	up beyond KTIME_MAX fails with -ERANGE. CANCEL: must be zero.
+ * @period: ADD: the period in ns of a WT_FIXED_RATE or WT_FIXED_DELAY
+ *	timeout, at least 1 and at most KTIME_MAX; must be zero for a one-shot.
+ *	MODIFY and CANCEL: must be zero (MODIFY keeps the period).
+ * @slack: ADD and MODIFY: how much later than one resolution past its
+ *	deadline the timeout may fire, in ns, at most KTIME_MAX, so that the
+ *	kernel can fire it together with others; 0 for the best precision.
+ *	A periodic timeout keeps its slack for every period. CANCEL: must be
+ *	zero.
+ * @cookie: ADD: any value; it is returned in each &struct wt_event of this
+ *	timeout. MODIFY and CANCEL: must be zero (MODIFY keeps the cookie).
+ * @status: out: on success, one of WT_STATUS_ADDED, WT_STATUS_PENDING or
+ *	WT_STATUS_WITHDRAWN; 0 on failure.
+ * @error: out: 0 on success, else the positive errno value of the failure:
+ *	EINVAL for an unknown operation or flag, a non-zero reserved or unused
+ *	field, or a bad period; ERANGE for a deadline beyond KTIME_MAX;
+ *	ENOENT for an unknown or stale id; ENOSPC when the context already
+ *	holds max_pending timeouts; ENOMEM.
+ *
+ * MODIFY works like mod_timer(): it re-arms the timeout whatever state it is
+ * in. A periodic timeout continues with its period from the new deadline.
+ */
+struct wt_op {
+	__u32 op;
+	__u32 reserved;
+	__u64 flags;
+	__u64 id;
+	__u64 deadline;
+	__u64 period;
+	__u64 slack;
+	__u64 cookie;
+	__u32 status;
+	__u32 error;
+};
+
+/**
+ * WT_BATCH_MAX - the most operations one WT_IOC_BATCH takes
+ */
+#define WT_BATCH_MAX		1024U
+
+/**
+ * struct wt_batch - an array of operations, for WT_IOC_BATCH
+ * @ops: the address of an array of @count &struct wt_op, read and written
+ * @count: the number of operations, at most WT_BATCH_MAX; 0 does nothing
+ * @flags: must be zero
+ * @reserved: must be zero
+ *
+ * The kernel reads the whole array, then writes it back unchanged before
+ * applying anything: an array that cannot be read or written fails the call
+ * with -EFAULT, and nothing has happened. The operations are then applied in
+ * order, each on its own: one failing (its @error says why) does not stop
+ * the ones after it nor undo the ones before it. Finally @status, @id and
+ * @error of every element are written back, and the ioctl returns the
+ * number of operations that succeeded. Should that last write fault (the
+ * caller unmapped the array meanwhile), the call fails with -EFAULT though
+ * the operations took effect.
+ */
+struct wt_batch {
+	__u64 ops;
+	__u32 count;
+	__u32 flags;
+	__u64 reserved;
+};
+
+/* Flags of &struct wt_config.flags. */
+/**
+ * WT_CONFIG_VIRTUAL - time stands still except for WT_IOC_ADVANCE; no
+ * timer interrupt is ever armed. The virtual clock starts at 0 each time
+ * the configuration is set.
+ */
+#define WT_CONFIG_VIRTUAL	_BITULL(0)
+
+/** WT_RESOLUTION_DEFAULT - the resolution of a new context: 1 ms */
+#define WT_RESOLUTION_DEFAULT	1000000ULL
+/** WT_RESOLUTION_MIN - the finest resolution accepted: 1 us */
+#define WT_RESOLUTION_MIN	1000ULL
+/** WT_RESOLUTION_MAX - the coarsest resolution accepted: 1 hour */
+#define WT_RESOLUTION_MAX	3600000000000ULL
+
+/**
+ * struct wt_config - a context's configuration, for WT_IOC_SET_CONFIG and
+ *	WT_IOC_GET_CONFIG
+ * @resolution: the tick length in ns, from WT_RESOLUTION_MIN to
+ *	WT_RESOLUTION_MAX
+ * @max_pending: how many live timeouts (armed, or fired and unread) the
+ *	context may hold; WT_OP_ADD fails with -ENOSPC beyond it. On SET, 0
+ *	means the module's default (parameter max_pending); a value above the
+ *	module's ceiling (parameter max_pending_limit) fails with -EINVAL.
+ * @flags: WT_CONFIG_VIRTUAL or 0
+ * @clockid: CLOCK_MONOTONIC (the default), CLOCK_BOOTTIME or
+ *	CLOCK_REALTIME. With WT_CONFIG_VIRTUAL it only decides whether the
+ *	virtual clock may be set backwards (CLOCK_REALTIME only).
+ * @reserved: must be zero
+ *
+ * SET replaces the whole configuration and is only allowed while the
+ * context holds no timeout at all (-EBUSY otherwise); every field is
+ * checked before anything changes. GET fills in the current values.
+ */
+struct wt_config {
+	__u64 resolution;
+	__u64 max_pending;
+	__u64 flags;
+	__u32 clockid;
+	__u32 reserved[3];
+};
+
+/* Flags of &struct wt_advance.flags. */
+/**
+ * WT_ADVANCE_SET - set the virtual clock to @time instead of moving it
+ * forward by @time. Setting it backwards is only allowed when the
+ * configured clockid is CLOCK_REALTIME, as clock_settime() would.
+ */
+#define WT_ADVANCE_SET		_BITULL(0)
+
+/**
+ * struct wt_advance - move a virtual clock, for WT_IOC_ADVANCE
+ * @time: in: the step in ns or, with WT_ADVANCE_SET, the new clock value;
+ *	a result beyond KTIME_MAX fails with -ERANGE
+ * @flags: in: WT_ADVANCE_SET or 0
+ * @now: out: the virtual clock after the call
+ * @expired: out: how many timeouts fired during the call
+ *
+ * Time moves through every tick at which something is due, in order, as a
+ * real clock would: each timeout fires at the earliest tick boundary the
+ * wheel allows, and its record's @fired_at is that moment, not the end of
+ * the step. Everything due by the new time has fired (its record is queued)
+ * when the call returns. On a context that is not virtual the call fails
+ * with -EINVAL.
+ */
+struct wt_advance {
+	__u64 time;
+	__u64 flags;
+	__u64 now;
+	__u64 expired;
+};
+
+/**
+ * WT_EVENTFD_NONE - &struct wt_eventfd.fd that unregisters the eventfd
+ */
+#define WT_EVENTFD_NONE		0xffffffffU
+
+/**
+ * struct wt_eventfd - register an eventfd, for WT_IOC_SET_EVENTFD
+ * @fd: an eventfd file descriptor, or WT_EVENTFD_NONE ((__u32)-1) to stop
+ *	signalling. A descriptor that is not open fails with -EBADF, one that
+ *	is not an eventfd with -EINVAL.
+ * @flags: must be zero
+ *
+ * The context keeps a reference to the eventfd (closing the descriptor does
+ * not unregister it) and replaces any previous registration. If records are
+ * already waiting when it is registered, the eventfd is signalled at once.
+ */
+struct wt_eventfd {
+	__u32 fd;
+	__u32 flags;
+};
+
+/* States, for &struct wt_query.state. */
+/** WT_STATE_PENDING - armed, not yet fired */
+#define WT_STATE_PENDING	1U
+/** WT_STATE_FIRED - fired; its record waits to be read */
+#define WT_STATE_FIRED		2U
+
+/**
+ * struct wt_query - the state of one timeout, for WT_IOC_QUERY
+ * @id: in: the timeout; unknown or stale ids fail with -ENOENT
+ * @flags: out: the timeout's WT_FIXED_RATE or WT_FIXED_DELAY flag, or 0
+ * @state: out: WT_STATE_PENDING or WT_STATE_FIRED
+ * @reserved: out: zero
+ * @deadline: out: the absolute deadline in ns on the context's clock: the
+ *	next one if pending, the one that fired if fired
+ * @remaining: out: ns from now until @deadline, 0 once it has passed
+ * @cookie: out: the cookie given at WT_OP_ADD
+ * @period: out: the period in ns, 0 for a one-shot timeout
+ */
+struct wt_query {
+	__u64 id;
+	__u64 flags;
+	__u32 state;
+	__u32 reserved;
+	__u64 deadline;
+	__u64 remaining;
+	__u64 cookie;
+	__u64 period;
+};
+
+/* Flags of &struct wt_event.flags, besides WT_FIXED_RATE and WT_FIXED_DELAY. */
+/**
+ * WT_EVENT_FINAL - this is the timeout's last record and its id is now
+ * released: always for a one-shot timeout, and for a periodic one whose next
+ * deadline would lie beyond KTIME_MAX
+ */
+#define WT_EVENT_FINAL		_BITULL(8)
+
+/**
+ * struct wt_event - the record read() returns, one per firing
+ * @id: the timeout's id
+ * @cookie: the cookie given at WT_OP_ADD
+ * @deadline: the deadline that fired, in ns on the context's clock
+ * @fired_at: the clock reading when the timeout was found due and queued:
+ *	never less than @deadline
+ * @overruns: WT_FIXED_RATE only: how many more periods had passed by the
+ *	time the record was read; the timeout resumes at the first deadline
+ *	after the read. 0 otherwise.
+ * @flags: WT_FIXED_RATE or WT_FIXED_DELAY for a periodic timeout, plus
+ *	WT_EVENT_FINAL when the id is released by this read
+ *
+ * read() needs a buffer of at least one record (-EINVAL otherwise) and
+ * returns as many whole records as fit and are ready, in the order the
+ * timeouts fired. With no record ready it blocks until one is, unless the
+ * file is O_NONBLOCK (-EAGAIN). A record is consumed only when it was
+ * copied out whole: if the buffer faults after some records, read() returns
+ * those and the rest stay queued.
+ */
+struct wt_event {
+	__u64 id;
+	__u64 cookie;
+	__u64 deadline;
+	__u64 fired_at;
+	__u64 overruns;
+	__u64 flags;
+};
+
+/*
+ * ioctl numbers. 0xE7 is unassigned in the kernel's ioctl-number.rst (as of
+ * 6.1); the command numbers 0x00 to 0x3F belong to this interface.
+ */
+#define WT_IOC_MAGIC		0xE7
+
+#define _WT_IOC_API		0x00
+#define _WT_IOC_SET_CONFIG	0x01
+#define _WT_IOC_GET_CONFIG	0x02
+#define _WT_IOC_ADD		0x03
+#define _WT_IOC_CANCEL		0x04
+#define _WT_IOC_MODIFY		0x05
+#define _WT_IOC_BATCH		0x06
+#define _WT_IOC_ADVANCE		0x07
+#define _WT_IOC_SET_EVENTFD	0x08
+#define _WT_IOC_QUERY		0x09
+
+/**
+ * DOC: ioctls
+ *
+ * Unknown commands fail with -ENOTTY, unreadable or unwritable arguments
+ * with -EFAULT. A call that fails changes nothing, except as WT_IOC_BATCH
+ * says for its individual operations.
+ *
+ * WT_IOC_API: the handshake, see &struct wt_api.
+ *
+ * WT_IOC_SET_CONFIG, WT_IOC_GET_CONFIG: see &struct wt_config.
+ *
+ * WT_IOC_ADD, WT_IOC_CANCEL, WT_IOC_MODIFY: one &struct wt_op, the same code
+ * path as a WT_IOC_BATCH of one. The struct is written back with @id,
+ * @status and @error filled in; the ioctl returns 0, or the negative errno
+ * that @error holds as a positive number. Like a batch, the struct must be
+ * writable before anything is done.
+ *
+ * WT_IOC_BATCH: see &struct wt_batch; returns the number of operations
+ * that succeeded.
+ *
+ * WT_IOC_ADVANCE: virtual clock only, see &struct wt_advance.
+ *
+ * WT_IOC_SET_EVENTFD: see &struct wt_eventfd.
+ *
+ * WT_IOC_QUERY: see &struct wt_query.
+ */
+#define WT_IOC_API		_IOWR(WT_IOC_MAGIC, _WT_IOC_API, struct wt_api)
+#define WT_IOC_SET_CONFIG	_IOW(WT_IOC_MAGIC, _WT_IOC_SET_CONFIG, struct wt_config)
+#define WT_IOC_GET_CONFIG	_IOR(WT_IOC_MAGIC, _WT_IOC_GET_CONFIG, struct wt_config)
+#define WT_IOC_ADD		_IOWR(WT_IOC_MAGIC, _WT_IOC_ADD, struct wt_op)
+#define WT_IOC_CANCEL		_IOWR(WT_IOC_MAGIC, _WT_IOC_CANCEL, struct wt_op)
+#define WT_IOC_MODIFY		_IOWR(WT_IOC_MAGIC, _WT_IOC_MODIFY, struct wt_op)
+#define WT_IOC_BATCH		_IOW(WT_IOC_MAGIC, _WT_IOC_BATCH, struct wt_batch)
+#define WT_IOC_ADVANCE		_IOWR(WT_IOC_MAGIC, _WT_IOC_ADVANCE, struct wt_advance)
+#define WT_IOC_SET_EVENTFD	_IOW(WT_IOC_MAGIC, _WT_IOC_SET_EVENTFD, struct wt_eventfd)
+#define WT_IOC_QUERY		_IOWR(WT_IOC_MAGIC, _WT_IOC_QUERY, struct wt_query)
+
+#endif /* _UAPI_LINUX_WHEELTIMER_H */
