@@ -5,16 +5,16 @@
  * Every struct has the same size and field offsets on 32- and 64-bit
  * targets, and every ioctl number is spelled out, so that a change to the
  * header that would break binaries fails the build. The checks are
- * _Static_asserts: compiling the file for a target is the test.
+ * compile-time assertions: compiling the file for a target is the test.
+ * From the top of the tree, with F set to this file:
  *
  *   for m in -m32 -m64; do
- *     clang $m -fsyntax-only -std=c11 -Wall -Wextra -Werror -pedantic \
+ *     clang $m -fsyntax-only -std=c99 -Wall -Wextra -Werror -pedantic \
  *           -DABI_CHECK_ONLY -isystem uapi \
- *           -isystem /usr/include/x86_64-linux-gnu \
- *           selftests/wheeltimer/uapi_abi.c
+ *           -isystem /usr/include/x86_64-linux-gnu $F
  *   done
  *   g++ -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -fsyntax-only \
- *       -isystem uapi selftests/wheeltimer/uapi_abi.c
+ *       -isystem uapi $F
  *
  * gcc -m32 lacks its 32-bit libraries on this distribution, and so does
  * libc: ABI_CHECK_ONLY leaves out main() and <stdio.h>, so that clang needs
@@ -25,15 +25,15 @@
 #include <stddef.h>
 #include <linux/wheeltimer.h>
 
-#ifdef __cplusplus
-#define ABI_ASSERT(cond, msg) static_assert(cond, msg)
-#else
-#define ABI_ASSERT(cond, msg) _Static_assert(cond, msg)
-#endif
+/*
+ * A negative array size stops any C or C++ compiler, and the
+ * array's name in the error says what broke.
+ */
+#define ABI_ASSERT(cond, name) extern char abi_##name[(cond) ? 1 : -1]
 
-#define SIZE(type, n) ABI_ASSERT(sizeof(struct type) == (n), #type " size")
+#define SIZE(type, n) ABI_ASSERT(sizeof(struct type) == (n), type##_size)
 #define AT(type, field, n) \
-	ABI_ASSERT(offsetof(struct type, field) == (n), #type "." #field " offset")
+	ABI_ASSERT(offsetof(struct type, field) == (n), type##_##field)
 
 SIZE(wt_api, 32);
 AT(wt_api, api, 0);
@@ -96,20 +96,20 @@ AT(wt_event, overruns, 32);
 AT(wt_event, flags, 40);
 
 /* The command numbers, as binaries built today carry them. */
-ABI_ASSERT(WT_IOC_API == 0xC020E700U, "WT_IOC_API");
-ABI_ASSERT(WT_IOC_SET_CONFIG == 0x4028E701U, "WT_IOC_SET_CONFIG");
-ABI_ASSERT(WT_IOC_GET_CONFIG == 0x8028E702U, "WT_IOC_GET_CONFIG");
-ABI_ASSERT(WT_IOC_ADD == 0xC040E703U, "WT_IOC_ADD");
-ABI_ASSERT(WT_IOC_CANCEL == 0xC040E704U, "WT_IOC_CANCEL");
-ABI_ASSERT(WT_IOC_MODIFY == 0xC040E705U, "WT_IOC_MODIFY");
-ABI_ASSERT(WT_IOC_BATCH == 0x4018E706U, "WT_IOC_BATCH");
-ABI_ASSERT(WT_IOC_ADVANCE == 0xC020E707U, "WT_IOC_ADVANCE");
-ABI_ASSERT(WT_IOC_SET_EVENTFD == 0x4008E708U, "WT_IOC_SET_EVENTFD");
-ABI_ASSERT(WT_IOC_QUERY == 0xC038E709U, "WT_IOC_QUERY");
+ABI_ASSERT(WT_IOC_API == 0xC020E700U, WT_IOC_API);
+ABI_ASSERT(WT_IOC_SET_CONFIG == 0x4028E701U, WT_IOC_SET_CONFIG);
+ABI_ASSERT(WT_IOC_GET_CONFIG == 0x8028E702U, WT_IOC_GET_CONFIG);
+ABI_ASSERT(WT_IOC_ADD == 0xC040E703U, WT_IOC_ADD);
+ABI_ASSERT(WT_IOC_CANCEL == 0xC040E704U, WT_IOC_CANCEL);
+ABI_ASSERT(WT_IOC_MODIFY == 0xC040E705U, WT_IOC_MODIFY);
+ABI_ASSERT(WT_IOC_BATCH == 0x4018E706U, WT_IOC_BATCH);
+ABI_ASSERT(WT_IOC_ADVANCE == 0xC020E707U, WT_IOC_ADVANCE);
+ABI_ASSERT(WT_IOC_SET_EVENTFD == 0x4008E708U, WT_IOC_SET_EVENTFD);
+ABI_ASSERT(WT_IOC_QUERY == 0xC038E709U, WT_IOC_QUERY);
 
 /* Flags that share a field must not overlap. */
 ABI_ASSERT(((WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY) & WT_EVENT_FINAL) == 0,
-	   "event flags overlap the timeout's flags");
+	   event_flags_overlap);
 
 #ifndef ABI_CHECK_ONLY
 #include <stdio.h>
