@@ -2,29 +2,1353 @@
 /*
  * wheeltimer - millions of timeouts per file in a tickless timing wheel
  *
- * Each open of /dev/wheeltimer is an independent context.
+ * Each open of /dev/wheeltimer is an independent context: a timing wheel
+ * (wheel.c), the timeouts in it, a list of records ready to be read, ids
+ * from an xarray, and one hrtimer. The interface is described in
+ * <linux/wheeltimer.h>; this comment is about how it is driven.
+ *
+ * Ticks. A deadline D (ns on the context's clock) goes in the wheel at tick
+ * ceil(D / resolution), moved later within its slack by wheel_apply_slack();
+ * the wheel is asked for what is due at tick floor(now / resolution). So a
+ * timeout is never handed out before its deadline, and with zero slack at
+ * most one resolution after it, plus the latency of the hrtimer.
+ *
+ * Tickless drive. The hrtimer is armed, in absolute mode on the context's
+ * clock, at the start of the wheel's earliest non-empty slot, and is moved
+ * only when an add brings an earlier one (ctx->armed remembers the tick
+ * it was armed for; ctx->stats.programs counts how often it was started).
+ * It is cancelled when the wheel becomes empty. Cancelling or moving timeouts
+ * later does not re-program it: at worst it fires once for nothing and
+ * arms itself for the next slot. Nothing pending means no interrupt.
+ *
+ * Bounded work. The callback runs in hard interrupt context (in a softirq
+ * thread on PREEMPT_RT) and takes at most WT_EXPIRE_BATCH entries off the
+ * wheel, cascades included. If the budget runs out, it arms itself
+ * WT_EXPIRE_BACKOFF_NS later rather than at once: an hrtimer re-armed in
+ * the past would be run again by the same hrtimer_interrupt(), which is
+ * the stall the budget exists to avoid. A million timeouts due at once thus
+ * reach the ready list in slices of 256, and other interrupts and tasks run
+ * in between.
+ *
+ * Delivery. A timeout that comes due moves from the wheel to the ready list
+ * (the same hlist_node serves both) and stays there until read() or a
+ * cancel takes it: a timeout is in the wheel or on the ready list, never
+ * both, so there is at most one record per timeout and a slow reader costs
+ * no wake-ups. Periodic timeouts are re-queued by the read() that consumes
+ * their record: FIXED_RATE at the first deadline + k * period after the
+ * read (k - 1 overruns), FIXED_DELAY one period after the read.
+ *
+ * Virtual clock. With WT_CONFIG_VIRTUAL the hrtimer is never armed; time
+ * is ctx->vnow and moves only by WT_IOC_ADVANCE, which walks the wheel from
+ * one due tick to the next as a real clock would, in batches of
+ * WT_EXPIRE_BATCH with the lock dropped in between.
+ *
+ * Clocks that step backwards. CLOCK_REALTIME (and the virtual clock set
+ * back on purpose) can read earlier than the wheel's own clock, which only
+ * moves forward. Pending entries are safe: their ticks are above the
+ * wheel's clock, so they wait for the clock to catch up. But a new entry
+ * whose tick lies between the clock's reading and the wheel's clock would
+ * be taken for due and fire early. When an add, modify or re-arm meets that
+ * case, the wheel is rebuilt around the clock's reading (drained and every
+ * entry added again): O(pending) once per backward step that an add
+ * actually lands in, with interrupts off; ctx->stats.rebuilds counts them.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitops.h>
+#include <linux/eventfd.h>
 #include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
 #include <linux/miscdevice.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+#include <linux/wait.h>
+#include <linux/wheeltimer.h>
+#include <linux/xarray.h>
 
-static int wheeltimer_open(struct inode *inode, struct file *file)
+#include "compat.h"
+#include "wheel.h"
+
+/* Entries the hrtimer callback takes off the wheel per run, cascades included. */
+#define WT_EXPIRE_BATCH		256
+/* How much later the callback comes back when its budget ran out. */
+#define WT_EXPIRE_BACKOFF_NS	(20 * NSEC_PER_USEC)
+/* Records read() moves per round trip through the lock. */
+#define WT_READ_BATCH		64
+/* ctx->armed when the hrtimer is not armed for anything we rely on. */
+#define WT_UNARMED		U64_MAX
+/* The last nanosecond a deadline may name. */
+#define WT_TIME_MAX		((u64)KTIME_MAX)
+
+#define WT_ADD_FLAGS		(WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY)
+#define WT_PERIODIC_FLAGS	(WT_FIXED_RATE | WT_FIXED_DELAY)
+#define WT_FEATURES		(WT_FEATURE_VIRTUAL_CLOCK | WT_FEATURE_PERIODIC | \
+				 WT_FEATURE_SLACK | WT_FEATURE_EVENTFD | \
+				 WT_FEATURE_BOOTTIME | WT_FEATURE_REALTIME)
+#define WT_IOCTLS		(BIT_ULL(_WT_IOC_API) | \
+				 BIT_ULL(_WT_IOC_SET_CONFIG) | \
+				 BIT_ULL(_WT_IOC_GET_CONFIG) | \
+				 BIT_ULL(_WT_IOC_ADD) | BIT_ULL(_WT_IOC_CANCEL) | \
+				 BIT_ULL(_WT_IOC_MODIFY) | BIT_ULL(_WT_IOC_BATCH) | \
+				 BIT_ULL(_WT_IOC_ADVANCE) | \
+				 BIT_ULL(_WT_IOC_SET_EVENTFD) | \
+				 BIT_ULL(_WT_IOC_QUERY))
+
+/* No file may hold more timeouts than there are ids. */
+#define WT_PENDING_CEILING	((unsigned long)U32_MAX)
+
+static unsigned long max_pending = 1UL << 20;
+module_param(max_pending, ulong, 0644);
+MODULE_PARM_DESC(max_pending,
+		 "Timeouts a new file may hold until WT_IOC_SET_CONFIG changes it (default 1048576)");
+
+static unsigned long max_pending_limit = 1UL << 24;
+module_param(max_pending_limit, ulong, 0644);
+MODULE_PARM_DESC(max_pending_limit,
+		 "The most timeouts WT_IOC_SET_CONFIG may allow one file (default 16777216)");
+
+static struct kmem_cache *wt_timer_cache;
+static struct kmem_cache *wt_periodic_cache;
+
+enum wt_kind {
+	WT_KIND_ONESHOT,
+	WT_KIND_FIXED_RATE,
+	WT_KIND_FIXED_DELAY,
+};
+
+enum wt_state {
+	WT_STATE_QUEUED = 1,	/* in the wheel */
+	WT_STATE_READY,		/* on the ready list, or taken off it by read() */
+};
+
+/**
+ * struct wt_timer - one timeout; 48 bytes on 64-bit
+ * @entry: its place in the wheel while queued
+ * @ready: while its record waits to be read
+ * @ready.link: its place in the context's ready list
+ * @ready.fired_at: when it was found due, in ns on the context's clock
+ * @deadline: the deadline that fires next (queued) or fired (ready), in ns,
+ *	exactly as asked
+ * @cookie: the caller's cookie
+ * @index: its index in the context's id xarray, the low half of its id
+ * @gen: the id generation it was allocated in, the high half of its id
+ * @kind: an enum wt_kind; periodic kinds are embedded in struct wt_periodic
+ * @state: an enum wt_state
+ *
+ * @entry and @ready overlap: the timeout is in the wheel or on the ready
+ * list, never both. With the xarray's ~9 bytes per id, a pending one-shot
+ * costs under 64 bytes.
+ */
+struct wt_timer {
+	union {
+		struct wheel_entry entry;
+		struct {
+			struct hlist_node link;
+			u64 fired_at;
+		} ready;
+	};
+	u64 deadline;
+	u64 cookie;
+	u32 index;
+	u16 gen;
+	u8 kind;
+	u8 state;
+};
+
+/**
+ * struct wt_periodic - a FIXED_RATE or FIXED_DELAY timeout; 64 bytes
+ * @timer: the timeout itself
+ * @period: its period in ns
+ * @slack: its slack in ns, applied to every period
+ */
+struct wt_periodic {
+	struct wt_timer timer;
+	u64 period;
+	u64 slack;
+};
+
+/* A record read() has taken off the ready list and is copying out. */
+struct wt_taken {
+	struct wt_timer *timer;
+	u64 next;		/* the deadline a periodic one goes on with */
+};
+
+/**
+ * struct wt_stats - what happened in a context, as show_fdinfo prints it
+ * @added: timeouts added
+ * @modified: successful MODIFY operations
+ * @fired: records queued on the ready list (periodic ones once per period)
+ * @delivered: records copied out by read()
+ * @cancelled: timeouts cancelled while queued
+ * @withdrawn: records withdrawn unread, by CANCEL or MODIFY
+ * @overruns: FIXED_RATE periods skipped while records were unread
+ * @programs: times the hrtimer was started
+ * @rebuilds: times the wheel was rebuilt after the clock stepped back
+ */
+struct wt_stats {
+	u64 added;
+	u64 modified;
+	u64 fired;
+	u64 delivered;
+	u64 cancelled;
+	u64 withdrawn;
+	u64 overruns;
+	u64 programs;
+	u64 rebuilds;
+};
+
+/*
+ * Locking order:
+ *	ctx->mutex
+ *	  ctx->wqh.lock		(irq-safe)
+ *	    the registered eventfd's lock, and the locks of whatever waits on
+ *	    ctx->wqh (eventfd_signal(), wake_up_locked_poll())
+ *	ctx->mutex
+ *	  ctx->ids' xa_lock	(never under ctx->wqh.lock)
+ *
+ * ctx->mutex serializes everything userspace does: every ioctl, and read()
+ * while it takes records and copies them out (it is not held while read()
+ * sleeps for records). It alone protects the id xarray and whatever only
+ * userspace changes: @nr_live, @gen, @next_index, @taken, and the
+ * configuration, which is also written under ctx->wqh.lock so that the
+ * hrtimer callback may read it under that lock alone.
+ *
+ * ctx->wqh.lock, the waitqueue's lock as in timerfd, is what the hrtimer
+ * callback takes. It protects the wheel, the ready list and every timer's
+ * @state, @deadline and list links, @vnow, @armed, @eventfd and the
+ * counters. Process context takes it with spin_lock_irq(). Functions named
+ * __wt_*() expect it held.
+ *
+ * Nothing is allocated under ctx->wqh.lock: a timeout's object and its id
+ * are allocated first, under the mutex only.
+ */
+
+/**
+ * struct wt_ctx - the context of one open file
+ * @wqh: waiters for records; its lock is the context's spinlock
+ * @mutex: serializes userspace operations, see above
+ * @ready: timeouts that fired and whose record is unread, oldest first
+ * @ready_tail: the last node of @ready, for O(1) appends; NULL when empty
+ * @timer: the hrtimer driving the wheel on a real clock
+ * @armed: the tick @timer was last armed for, WT_UNARMED if none; @timer
+ *	fires no later than @armed * @resolution
+ * @vnow: the virtual clock, in ns, when WT_CONFIG_VIRTUAL
+ * @eventfd: signalled when records become ready, or NULL
+ * @resolution: ns per tick
+ * @max_pending: the most live timeouts the context may hold
+ * @flags: WT_CONFIG_* flags
+ * @clockid: the clock deadlines are measured on
+ * @ids: index -> struct wt_timer, for the ids handed to userspace
+ * @next_index: where the cyclic id allocation goes on
+ * @gen: the id generation, bumped each time the allocation wraps
+ * @nr_live: timeouts that hold an id (queued, ready or being read)
+ * @nr_ready: records on @ready
+ * @stats: event counters, for show_fdinfo
+ * @taken: records read() is copying out, and their timeouts
+ * @events: the records themselves, as they are copied out
+ * @wheel: the timing wheel, last because it is large (3.6 KiB)
+ */
+struct wt_ctx {
+	wait_queue_head_t wqh;
+	struct mutex mutex;	/* see the locking order above */
+	struct hlist_head ready;
+	struct hlist_node *ready_tail;
+	struct hrtimer timer;
+	u64 armed;
+	u64 vnow;
+	struct eventfd_ctx *eventfd;
+	u64 resolution;
+	u64 max_pending;
+	u64 flags;
+	clockid_t clockid;
+	struct xarray ids;
+	u32 next_index;
+	u16 gen;
+	u64 nr_live;
+	u64 nr_ready;
+	struct wt_stats stats;
+	struct wt_taken *taken;
+	struct wt_event *events;
+	struct wheel wheel;
+};
+
+static bool wt_is_virtual(const struct wt_ctx *ctx)
 {
+	return ctx->flags & WT_CONFIG_VIRTUAL;
+}
+
+/* The context's clock; callers hold ctx->mutex or ctx->wqh.lock. */
+static u64 wt_now(const struct wt_ctx *ctx)
+{
+	ktime_t now;
+
+	if (wt_is_virtual(ctx))
+		return ctx->vnow;
+	switch (ctx->clockid) {
+	case CLOCK_BOOTTIME:
+		now = ktime_get_boottime();
+		break;
+	case CLOCK_REALTIME:
+		now = ktime_get_real();
+		break;
+	default:
+		now = ktime_get();
+		break;
+	}
+	/* The wall clock cannot be set before 1970, but be sure. */
+	return now < 0 ? 0 : now;
+}
+
+/* The tick at which a deadline of @ns with @slack ns of slack is due. */
+static u64 wt_tick(const struct wt_ctx *ctx, u64 ns, u64 slack)
+{
+	u64 tick = div64_u64(ns + ctx->resolution - 1, ctx->resolution);
+
+	if (slack)
+		tick = wheel_apply_slack(tick, div64_u64(slack, ctx->resolution));
+	return tick;
+}
+
+static u64 wt_tick_now(const struct wt_ctx *ctx, u64 now)
+{
+	return div64_u64(now, ctx->resolution);
+}
+
+/* The start of @tick as an hrtimer expiry; ticks past KTIME_MAX saturate. */
+static ktime_t wt_tick_to_ktime(const struct wt_ctx *ctx, u64 tick)
+{
+	if (tick > div64_u64(WT_TIME_MAX, ctx->resolution))
+		return KTIME_MAX;
+	return tick * ctx->resolution;
+}
+
+static struct wt_periodic *to_periodic(struct wt_timer *t)
+{
+	return container_of(t, struct wt_periodic, timer);
+}
+
+static u64 wt_kind_flags(const struct wt_timer *t)
+{
+	switch (t->kind) {
+	case WT_KIND_FIXED_RATE:
+		return WT_FIXED_RATE;
+	case WT_KIND_FIXED_DELAY:
+		return WT_FIXED_DELAY;
+	default:
+		return 0;
+	}
+}
+
+static u64 wt_id(const struct wt_timer *t)
+{
+	return (u64)t->gen << 32 | t->index;
+}
+
+static void wt_timer_free(struct wt_timer *t)
+{
+	if (t->kind == WT_KIND_ONESHOT)
+		kmem_cache_free(wt_timer_cache, t);
+	else
+		kmem_cache_free(wt_periodic_cache, to_periodic(t));
+}
+
+/* The ready list: an hlist used as a FIFO through its tail pointer. */
+static void __wt_ready_append(struct wt_ctx *ctx, struct wt_timer *t)
+{
+	if (ctx->ready_tail)
+		hlist_add_behind(&t->ready.link, ctx->ready_tail);
+	else
+		hlist_add_head(&t->ready.link, &ctx->ready);
+	ctx->ready_tail = &t->ready.link;
+	ctx->nr_ready++;
+}
+
+static void __wt_ready_push_front(struct wt_ctx *ctx, struct wt_timer *t)
+{
+	hlist_add_head(&t->ready.link, &ctx->ready);
+	if (!ctx->ready_tail)
+		ctx->ready_tail = &t->ready.link;
+	ctx->nr_ready++;
+}
+
+static void __wt_ready_del(struct wt_ctx *ctx, struct wt_timer *t)
+{
+	struct hlist_node *node = &t->ready.link;
+
+	if (ctx->ready_tail == node)
+		ctx->ready_tail = node->pprev == &ctx->ready.first ? NULL :
+				  container_of(node->pprev, struct hlist_node, next);
+	hlist_del_init(node);
+	ctx->nr_ready--;
+}
+
+static void __wt_arm(struct wt_ctx *ctx, u64 tick, ktime_t expires)
+{
+	ctx->armed = tick;
+	ctx->stats.programs++;
+	hrtimer_start(&ctx->timer, expires, HRTIMER_MODE_ABS);
+}
+
+/*
+ * Make sure the hrtimer fires by the wheel's next expiry: start it if that
+ * is earlier than what it is armed for, cancel it if the wheel is empty.
+ */
+static void __wt_program(struct wt_ctx *ctx)
+{
+	u64 tick;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (wt_is_virtual(ctx))
+		return;
+	if (!wheel_next_expiry(&ctx->wheel, &tick)) {
+		if (ctx->armed != WT_UNARMED) {
+			/* -1 if the callback runs: it will find nothing. */
+			hrtimer_try_to_cancel(&ctx->timer);
+			ctx->armed = WT_UNARMED;
+		}
+		return;
+	}
+	if (tick < ctx->armed)
+		__wt_arm(ctx, tick, wt_tick_to_ktime(ctx, tick));
+}
+
+/* Put every entry back in a wheel whose clock is @nowtick. */
+static void __wt_rebuild(struct wt_ctx *ctx, u64 nowtick)
+{
+	struct wheel_entry *e;
+	struct hlist_node *tmp;
+	HLIST_HEAD(all);
+
+	while ((e = wheel_drain(&ctx->wheel)))
+		hlist_add_head(&e->node, &all);
+	wheel_init(&ctx->wheel, nowtick);
+	hlist_for_each_entry_safe(e, tmp, &all, node) {
+		hlist_del_init(&e->node);
+		wheel_add(&ctx->wheel, e, e->expires);
+	}
+	/* The hrtimer may be armed for a later time than is now right. */
+	ctx->armed = WT_UNARMED;
+	ctx->stats.rebuilds++;
+}
+
+/* Queue @t, which is in neither the wheel nor the ready list, at @tick. */
+static void __wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick)
+{
+	u64 nowtick;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (tick <= ctx->wheel.clk) {
+		/* Due for the wheel; is it due for the clock too? */
+		nowtick = wt_tick_now(ctx, wt_now(ctx));
+		if (nowtick < tick)
+			__wt_rebuild(ctx, nowtick);
+	}
+	t->state = WT_STATE_QUEUED;
+	wheel_add(&ctx->wheel, &t->entry, tick);
+	__wt_program(ctx);
+}
+
+static void __wt_notify(struct wt_ctx *ctx)
+{
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
+	if (ctx->eventfd)
+		wt_eventfd_signal(ctx->eventfd);
+}
+
+/*
+ * Move what is due at @nowtick to the ready list, stamped @now, within
+ * *@budget. Returns how many records were queued.
+ */
+static unsigned int __wt_expire(struct wt_ctx *ctx, u64 now, u64 nowtick,
+				unsigned int *budget)
+{
+	struct wheel_entry *e;
+	struct wt_timer *t;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	while ((e = wheel_expire(&ctx->wheel, nowtick, budget))) {
+		t = container_of(e, struct wt_timer, entry);
+		t->state = WT_STATE_READY;
+		t->ready.fired_at = now;
+		__wt_ready_append(ctx, t);
+		n++;
+	}
+	ctx->stats.fired += n;
+	return n;
+}
+
+static enum hrtimer_restart wt_hrtimer_fn(struct hrtimer *timer)
+{
+	struct wt_ctx *ctx = container_of(timer, struct wt_ctx, timer);
+	unsigned int budget = WT_EXPIRE_BATCH;
+	unsigned long flags;
+	u64 now;
+
+	spin_lock_irqsave(&ctx->wqh.lock, flags);
+	/* Unless an add re-armed it while we waited for the lock. */
+	if (!hrtimer_is_queued(timer))
+		ctx->armed = WT_UNARMED;
+	now = wt_now(ctx);
+	if (__wt_expire(ctx, now, wt_tick_now(ctx, now), &budget))
+		__wt_notify(ctx);
+	if (!budget) {
+		now += WT_EXPIRE_BACKOFF_NS;
+		if (ctx->armed > wt_tick(ctx, now, 0))
+			__wt_arm(ctx, wt_tick(ctx, now, 0), now);
+	} else {
+		__wt_program(ctx);
+	}
+	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
+	/* Re-armed, if at all, by hrtimer_start() above. */
+	return HRTIMER_NORESTART;
+}
+
+static struct wt_timer *wt_lookup(struct wt_ctx *ctx, u64 id)
+{
+	struct wt_timer *t;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (!lower_32_bits(id) || upper_32_bits(id) > U16_MAX)
+		return NULL;
+	t = xa_load(&ctx->ids, lower_32_bits(id));
+	if (!t || t->gen != upper_32_bits(id))
+		return NULL;
+	return t;
+}
+
+/* Release the id of @t, which is in neither the wheel nor the ready list. */
+static void wt_forget(struct wt_ctx *ctx, struct wt_timer *t)
+{
+	xa_erase(&ctx->ids, t->index);
+	ctx->nr_live--;
+	wt_timer_free(t);
+}
+
+/* An absolute deadline from a relative or absolute one, or -ERANGE. */
+static int wt_deadline(u64 now, const struct wt_op *op, u64 *deadline)
+{
+	if (op->deadline > WT_TIME_MAX)
+		return -ERANGE;
+	if (op->flags & WT_ABSTIME) {
+		*deadline = op->deadline;
+		return 0;
+	}
+	if (op->deadline > WT_TIME_MAX - now)
+		return -ERANGE;
+	*deadline = now + op->deadline;
 	return 0;
 }
 
-static int wheeltimer_release(struct inode *inode, struct file *file)
+static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op)
 {
+	u64 periodic = op->flags & WT_PERIODIC_FLAGS;
+	struct wt_periodic *p = NULL;
+	struct wt_timer *t;
+	u64 deadline;
+	u32 index;
+	int ret;
+
+	if (op->flags & ~WT_ADD_FLAGS || periodic == WT_PERIODIC_FLAGS)
+		return -EINVAL;
+	if (periodic ? !op->period || op->period > WT_TIME_MAX : op->period)
+		return -EINVAL;
+	if (op->slack > WT_TIME_MAX)
+		return -EINVAL;
+	ret = wt_deadline(wt_now(ctx), op, &deadline);
+	if (ret)
+		return ret;
+	if (ctx->nr_live >= ctx->max_pending)
+		return -ENOSPC;
+
+	if (periodic) {
+		p = kmem_cache_alloc(wt_periodic_cache, GFP_KERNEL_ACCOUNT);
+		t = p ? &p->timer : NULL;
+	} else {
+		t = kmem_cache_alloc(wt_timer_cache, GFP_KERNEL_ACCOUNT);
+	}
+	if (!t)
+		return -ENOMEM;
+	ret = xa_alloc_cyclic(&ctx->ids, &index, t, XA_LIMIT(1, U32_MAX),
+			      &ctx->next_index, GFP_KERNEL_ACCOUNT);
+	if (ret < 0) {
+		wt_timer_free(t);
+		return ret == -EBUSY ? -ENOSPC : ret;
+	}
+	/* Wrapped: every index from now on may have had an owner before. */
+	if (ret == 1)
+		ctx->gen++;
+
+	wheel_entry_init(&t->entry);
+	t->deadline = deadline;
+	t->cookie = op->cookie;
+	t->index = index;
+	t->gen = ctx->gen;
+	if (p) {
+		t->kind = periodic == WT_FIXED_RATE ? WT_KIND_FIXED_RATE :
+						      WT_KIND_FIXED_DELAY;
+		p->period = op->period;
+		p->slack = op->slack;
+	} else {
+		t->kind = WT_KIND_ONESHOT;
+	}
+
+	spin_lock_irq(&ctx->wqh.lock);
+	__wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
+	ctx->stats.added++;
+	spin_unlock_irq(&ctx->wqh.lock);
+
+	ctx->nr_live++;
+	op->id = wt_id(t);
+	return WT_STATUS_ADDED;
+}
+
+/* Take @t out of the wheel or the ready list; returns a WT_STATUS_*. */
+static int __wt_unlink(struct wt_ctx *ctx, struct wt_timer *t)
+{
+	if (t->state == WT_STATE_READY) {
+		__wt_ready_del(ctx, t);
+		ctx->stats.withdrawn++;
+		return WT_STATUS_WITHDRAWN;
+	}
+	wheel_del(&ctx->wheel, &t->entry);
+	return WT_STATUS_PENDING;
+}
+
+static int wt_op_cancel(struct wt_ctx *ctx, struct wt_op *op)
+{
+	struct wt_timer *t;
+	int status;
+
+	if (op->flags || op->deadline || op->period || op->slack || op->cookie)
+		return -EINVAL;
+	t = wt_lookup(ctx, op->id);
+	if (!t)
+		return -ENOENT;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	status = __wt_unlink(ctx, t);
+	if (status == WT_STATUS_PENDING) {
+		ctx->stats.cancelled++;
+		__wt_program(ctx);
+	}
+	spin_unlock_irq(&ctx->wqh.lock);
+
+	wt_forget(ctx, t);
+	return status;
+}
+
+static int wt_op_modify(struct wt_ctx *ctx, struct wt_op *op)
+{
+	struct wt_timer *t;
+	u64 deadline;
+	int status;
+
+	if (op->flags & ~WT_ABSTIME || op->period || op->cookie ||
+	    op->slack > WT_TIME_MAX)
+		return -EINVAL;
+	status = wt_deadline(wt_now(ctx), op, &deadline);
+	if (status)
+		return status;
+	t = wt_lookup(ctx, op->id);
+	if (!t)
+		return -ENOENT;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	status = __wt_unlink(ctx, t);
+	t->deadline = deadline;
+	if (t->kind != WT_KIND_ONESHOT)
+		to_periodic(t)->slack = op->slack;
+	__wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
+	ctx->stats.modified++;
+	spin_unlock_irq(&ctx->wqh.lock);
+	return status;
+}
+
+/*
+ * Apply one operation and record its outcome in @op. @only is the
+ * operation of a single-operation ioctl, 0 in a batch.
+ */
+static bool wt_apply(struct wt_ctx *ctx, struct wt_op *op, u32 only)
+{
+	u32 code = op->op ? op->op : only;
+	int ret;
+
+	if (op->reserved || (only && code != only))
+		ret = -EINVAL;
+	else if (code == WT_OP_ADD)
+		ret = wt_op_add(ctx, op);
+	else if (code == WT_OP_CANCEL)
+		ret = wt_op_cancel(ctx, op);
+	else if (code == WT_OP_MODIFY)
+		ret = wt_op_modify(ctx, op);
+	else
+		ret = -EINVAL;
+
+	if (ret < 0) {
+		if (code == WT_OP_ADD)
+			op->id = 0;
+		op->status = 0;
+		op->error = -ret;
+		return false;
+	}
+	op->status = ret;
+	op->error = 0;
+	return true;
+}
+
+static int wt_lock(struct wt_ctx *ctx)
+{
+	/* Nothing has happened yet, so the call can be restarted. */
+	return mutex_lock_interruptible(&ctx->mutex) ? -ERESTARTSYS : 0;
+}
+
+/*
+ * Read @count operations from @uops and write them straight back, so that
+ * an array we could not update afterwards fails before anything happens.
+ */
+static struct wt_op *wt_ops_in(void __user *uops, u32 count)
+{
+	size_t size = array_size(count, sizeof(struct wt_op));
+	struct wt_op *ops;
+
+	ops = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!ops)
+		return ERR_PTR(-ENOMEM);
+	if (copy_from_user(ops, uops, size) || copy_to_user(uops, ops, size)) {
+		kvfree(ops);
+		return ERR_PTR(-EFAULT);
+	}
+	return ops;
+}
+
+static long wt_ioctl_batch(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct wt_batch batch;
+	void __user *uops;
+	struct wt_op *ops;
+	long done = 0;
+	u32 i;
+	int ret;
+
+	if (copy_from_user(&batch, uarg, sizeof(batch)))
+		return -EFAULT;
+	if (batch.flags || batch.reserved || batch.count > WT_BATCH_MAX)
+		return -EINVAL;
+	if (!batch.count)
+		return 0;
+	uops = u64_to_user_ptr(batch.ops);
+	ops = wt_ops_in(uops, batch.count);
+	if (IS_ERR(ops))
+		return PTR_ERR(ops);
+
+	ret = wt_lock(ctx);
+	if (ret)
+		goto out;
+	for (i = 0; i < batch.count; i++)
+		done += wt_apply(ctx, &ops[i], 0);
+	mutex_unlock(&ctx->mutex);
+
+	ret = copy_to_user(uops, ops, array_size(batch.count, sizeof(*ops))) ?
+	      -EFAULT : 0;
+out:
+	kvfree(ops);
+	return ret ? ret : done;
+}
+
+/* WT_IOC_ADD, WT_IOC_CANCEL, WT_IOC_MODIFY: a batch of one. */
+static long wt_ioctl_op(struct wt_ctx *ctx, void __user *uarg, u32 code)
+{
+	struct wt_op op;
+	int ret;
+
+	if (copy_from_user(&op, uarg, sizeof(op)) ||
+	    copy_to_user(uarg, &op, sizeof(op)))
+		return -EFAULT;
+	ret = wt_lock(ctx);
+	if (ret)
+		return ret;
+	wt_apply(ctx, &op, code);
+	mutex_unlock(&ctx->mutex);
+	if (copy_to_user(uarg, &op, sizeof(op)))
+		return -EFAULT;
+	return -(long)op.error;
+}
+
+static long wt_ioctl_api(void __user *uarg)
+{
+	struct wt_api api;
+	long ret = 0;
+
+	if (copy_from_user(&api, uarg, sizeof(api)))
+		return -EFAULT;
+	if (api.api != WT_API_VERSION || api.features & ~WT_FEATURES) {
+		memset(&api, 0, sizeof(api));
+		ret = -EINVAL;
+	} else {
+		api.features = WT_FEATURES;
+		api.ioctls = WT_IOCTLS;
+		api.event_size = sizeof(struct wt_event);
+		api.batch_max = WT_BATCH_MAX;
+	}
+	if (copy_to_user(uarg, &api, sizeof(api)))
+		return -EFAULT;
+	return ret;
+}
+
+static unsigned long wt_pending_limit(void)
+{
+	return min(READ_ONCE(max_pending_limit), WT_PENDING_CEILING);
+}
+
+static unsigned long wt_pending_default(void)
+{
+	return clamp(READ_ONCE(max_pending), 1UL, wt_pending_limit());
+}
+
+/* Set the configuration of an empty context; caller holds the mutex. */
+static void wt_configure(struct wt_ctx *ctx, const struct wt_config *cfg)
+{
+	/* Nothing is queued, but the hrtimer may still fire once for nothing. */
+	hrtimer_cancel(&ctx->timer);
+	wt_hrtimer_setup(&ctx->timer, wt_hrtimer_fn, cfg->clockid,
+			 HRTIMER_MODE_ABS);
+
+	spin_lock_irq(&ctx->wqh.lock);
+	ctx->resolution = cfg->resolution;
+	ctx->max_pending = cfg->max_pending;
+	ctx->flags = cfg->flags;
+	ctx->clockid = cfg->clockid;
+	ctx->vnow = 0;
+	ctx->armed = WT_UNARMED;
+	wheel_init(&ctx->wheel, wt_tick_now(ctx, wt_now(ctx)));
+	spin_unlock_irq(&ctx->wqh.lock);
+}
+
+static long wt_ioctl_set_config(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct wt_config cfg;
+	long ret;
+
+	if (copy_from_user(&cfg, uarg, sizeof(cfg)))
+		return -EFAULT;
+	if (memchr_inv(cfg.reserved, 0, sizeof(cfg.reserved)) ||
+	    cfg.flags & ~WT_CONFIG_VIRTUAL ||
+	    cfg.resolution < WT_RESOLUTION_MIN ||
+	    cfg.resolution > WT_RESOLUTION_MAX ||
+	    cfg.max_pending > wt_pending_limit())
+		return -EINVAL;
+	if (cfg.clockid != CLOCK_MONOTONIC && cfg.clockid != CLOCK_BOOTTIME &&
+	    cfg.clockid != CLOCK_REALTIME)
+		return -EINVAL;
+	if (!cfg.max_pending)
+		cfg.max_pending = wt_pending_default();
+
+	ret = wt_lock(ctx);
+	if (ret)
+		return ret;
+	if (ctx->nr_live)
+		ret = -EBUSY;
+	else
+		wt_configure(ctx, &cfg);
+	mutex_unlock(&ctx->mutex);
+	return ret;
+}
+
+static long wt_ioctl_get_config(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct wt_config cfg = {};
+
+	spin_lock_irq(&ctx->wqh.lock);
+	cfg.resolution = ctx->resolution;
+	cfg.max_pending = ctx->max_pending;
+	cfg.flags = ctx->flags;
+	cfg.clockid = ctx->clockid;
+	spin_unlock_irq(&ctx->wqh.lock);
+	return copy_to_user(uarg, &cfg, sizeof(cfg)) ? -EFAULT : 0;
+}
+
+/*
+ * Move the virtual clock to @target, firing what comes due on the way at
+ * the tick it is due, as a real clock would. Returns how many fired.
+ */
+static u64 wt_advance(struct wt_ctx *ctx, u64 target)
+{
+	u64 ttick = wt_tick_now(ctx, target);
+	unsigned int budget, n;
+	u64 tick, expired = 0;
+	bool more = true;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	while (more) {
+		budget = WT_EXPIRE_BATCH;
+		n = 0;
+		while (budget) {
+			if (!wheel_next_expiry(&ctx->wheel, &tick) ||
+			    tick > ttick) {
+				more = false;
+				break;
+			}
+			/* tick <= ttick, so tick * resolution <= target */
+			ctx->vnow = max(ctx->vnow, tick * ctx->resolution);
+			n += __wt_expire(ctx, ctx->vnow, tick, &budget);
+		}
+		if (n)
+			__wt_notify(ctx);
+		expired += n;
+		if (more) {
+			spin_unlock_irq(&ctx->wqh.lock);
+			cond_resched();
+			spin_lock_irq(&ctx->wqh.lock);
+		}
+	}
+	ctx->vnow = max(ctx->vnow, target);
+	spin_unlock_irq(&ctx->wqh.lock);
+	return expired;
+}
+
+static long wt_ioctl_advance(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct wt_advance adv;
+	u64 target;
+	long ret;
+
+	if (copy_from_user(&adv, uarg, sizeof(adv)))
+		return -EFAULT;
+	if (adv.flags & ~WT_ADVANCE_SET)
+		return -EINVAL;
+	ret = wt_lock(ctx);
+	if (ret)
+		return ret;
+	if (!wt_is_virtual(ctx)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (adv.flags & WT_ADVANCE_SET) {
+		target = adv.time;
+		if (target < ctx->vnow && ctx->clockid != CLOCK_REALTIME) {
+			ret = -EINVAL;
+			goto out;
+		}
+	} else {
+		target = ctx->vnow + adv.time;
+		if (adv.time > WT_TIME_MAX - ctx->vnow)
+			target = U64_MAX;
+	}
+	if (target > WT_TIME_MAX) {
+		ret = -ERANGE;
+		goto out;
+	}
+
+	if (target < ctx->vnow) {
+		/* Stepped back: nothing fires, __wt_queue() copes with adds. */
+		spin_lock_irq(&ctx->wqh.lock);
+		ctx->vnow = target;
+		spin_unlock_irq(&ctx->wqh.lock);
+		adv.expired = 0;
+	} else {
+		adv.expired = wt_advance(ctx, target);
+	}
+	adv.now = ctx->vnow;
+out:
+	mutex_unlock(&ctx->mutex);
+	if (!ret && copy_to_user(uarg, &adv, sizeof(adv)))
+		ret = -EFAULT;
+	return ret;
+}
+
+static long wt_ioctl_set_eventfd(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct eventfd_ctx *new = NULL, *old;
+	struct wt_eventfd arg;
+	long ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.flags)
+		return -EINVAL;
+	if (arg.fd != WT_EVENTFD_NONE) {
+		if (arg.fd > INT_MAX)
+			return -EBADF;
+		new = eventfd_ctx_fdget(arg.fd);
+		if (IS_ERR(new))
+			return PTR_ERR(new);
+	}
+	ret = wt_lock(ctx);
+	if (ret) {
+		if (new)
+			eventfd_ctx_put(new);
+		return ret;
+	}
+	spin_lock_irq(&ctx->wqh.lock);
+	old = ctx->eventfd;
+	ctx->eventfd = new;
+	/* Records already waiting would otherwise go unannounced. */
+	if (new && ctx->nr_ready)
+		wt_eventfd_signal(new);
+	spin_unlock_irq(&ctx->wqh.lock);
+	mutex_unlock(&ctx->mutex);
+	if (old)
+		eventfd_ctx_put(old);
 	return 0;
 }
+
+static long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct wt_query q;
+	struct wt_timer *t;
+	long ret;
+	u64 now;
+
+	if (copy_from_user(&q, uarg, sizeof(q)))
+		return -EFAULT;
+	ret = wt_lock(ctx);
+	if (ret)
+		return ret;
+	t = wt_lookup(ctx, q.id);
+	if (!t) {
+		mutex_unlock(&ctx->mutex);
+		return -ENOENT;
+	}
+	memset(&q, 0, sizeof(q));
+	spin_lock_irq(&ctx->wqh.lock);
+	now = wt_now(ctx);
+	q.id = wt_id(t);
+	q.flags = wt_kind_flags(t);
+	q.state = t->state == WT_STATE_READY ? WT_STATE_FIRED : WT_STATE_PENDING;
+	q.deadline = t->deadline;
+	q.remaining = t->deadline > now ? t->deadline - now : 0;
+	q.cookie = t->cookie;
+	q.period = t->kind == WT_KIND_ONESHOT ? 0 : to_periodic(t)->period;
+	spin_unlock_irq(&ctx->wqh.lock);
+	mutex_unlock(&ctx->mutex);
+	return copy_to_user(uarg, &q, sizeof(q)) ? -EFAULT : 0;
+}
+
+static long wt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct wt_ctx *ctx = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case WT_IOC_API:
+		return wt_ioctl_api(uarg);
+	case WT_IOC_SET_CONFIG:
+		return wt_ioctl_set_config(ctx, uarg);
+	case WT_IOC_GET_CONFIG:
+		return wt_ioctl_get_config(ctx, uarg);
+	case WT_IOC_ADD:
+		return wt_ioctl_op(ctx, uarg, WT_OP_ADD);
+	case WT_IOC_CANCEL:
+		return wt_ioctl_op(ctx, uarg, WT_OP_CANCEL);
+	case WT_IOC_MODIFY:
+		return wt_ioctl_op(ctx, uarg, WT_OP_MODIFY);
+	case WT_IOC_BATCH:
+		return wt_ioctl_batch(ctx, uarg);
+	case WT_IOC_ADVANCE:
+		return wt_ioctl_advance(ctx, uarg);
+	case WT_IOC_SET_EVENTFD:
+		return wt_ioctl_set_eventfd(ctx, uarg);
+	case WT_IOC_QUERY:
+		return wt_ioctl_query(ctx, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+/*
+ * Describe a ready timeout in @ev and decide what becomes of it once the
+ * record is read at @now: the id is released (WT_EVENT_FINAL) or the
+ * timeout goes on at *@next.
+ */
+static void __wt_describe(struct wt_timer *t, u64 now, struct wt_event *ev,
+			  u64 *next)
+{
+	u64 period, overruns = 0;
+
+	ev->id = wt_id(t);
+	ev->cookie = t->cookie;
+	ev->deadline = t->deadline;
+	ev->fired_at = t->ready.fired_at;
+	ev->flags = wt_kind_flags(t);
+	*next = 0;
+
+	switch (t->kind) {
+	case WT_KIND_FIXED_RATE:
+		period = to_periodic(t)->period;
+		if (now > t->deadline)
+			overruns = div64_u64(now - t->deadline, period);
+		/* deadline + (overruns + 1) * period, if it is a time at all */
+		if (overruns < div64_u64(WT_TIME_MAX - t->deadline, period))
+			*next = t->deadline + (overruns + 1) * period;
+		break;
+	case WT_KIND_FIXED_DELAY:
+		period = to_periodic(t)->period;
+		if (period <= WT_TIME_MAX - now)
+			*next = now + period;
+		break;
+	default:
+		break;
+	}
+	ev->overruns = overruns;
+	if (!*next)
+		ev->flags |= WT_EVENT_FINAL;
+}
+
+/*
+ * Copy up to @max records to @buf. Returns the bytes copied, 0 if no record
+ * is ready, or -EFAULT if not even the first one could be copied; sets
+ * *@fault when the copy stopped short. Records that were not copied go back
+ * to the head of the ready list, in order. Caller holds the mutex.
+ */
+static ssize_t wt_read_batch(struct wt_ctx *ctx, char __user *buf,
+			     unsigned int max, bool *fault)
+{
+	struct wt_event *ev = ctx->events;
+	struct wt_taken *tk = ctx->taken;
+	unsigned int n = 0, copied, i;
+	struct wt_timer *t;
+	unsigned long left;
+	u64 now;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	now = wt_now(ctx);
+	while (n < max && !hlist_empty(&ctx->ready)) {
+		t = hlist_entry(ctx->ready.first, struct wt_timer, ready.link);
+		__wt_ready_del(ctx, t);
+		__wt_describe(t, now, &ev[n], &tk[n].next);
+		tk[n++].timer = t;
+	}
+	spin_unlock_irq(&ctx->wqh.lock);
+	if (!n)
+		return 0;
+
+	left = copy_to_user(buf, ev, n * sizeof(*ev));
+	copied = (n * sizeof(*ev) - left) / sizeof(*ev);
+	*fault = copied < n;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	for (i = n; i-- > copied; )
+		__wt_ready_push_front(ctx, tk[i].timer);
+	for (i = 0; i < copied; i++) {
+		t = tk[i].timer;
+		ctx->stats.delivered++;
+		ctx->stats.overruns += ev[i].overruns;
+		if (ev[i].flags & WT_EVENT_FINAL)
+			continue;
+		t->deadline = tk[i].next;
+		__wt_queue(ctx, t, wt_tick(ctx, t->deadline,
+					   to_periodic(t)->slack));
+	}
+	spin_unlock_irq(&ctx->wqh.lock);
+
+	for (i = 0; i < copied; i++)
+		if (ev[i].flags & WT_EVENT_FINAL)
+			wt_forget(ctx, tk[i].timer);
+	if (!copied)
+		return -EFAULT;
+	return copied * sizeof(*ev);
+}
+
+static ssize_t wt_read(struct file *file, char __user *buf, size_t count,
+		       loff_t *ppos)
+{
+	struct wt_ctx *ctx = file->private_data;
+	size_t done = 0, room;
+	bool fault = false;
+	ssize_t ret;
+
+	if (count < sizeof(struct wt_event))
+		return -EINVAL;
+	for (;;) {
+		room = (count - done) / sizeof(struct wt_event);
+		ret = wt_lock(ctx);
+		if (!ret) {
+			ret = wt_read_batch(ctx, buf + done,
+					    min_t(size_t, room, WT_READ_BATCH),
+					    &fault);
+			mutex_unlock(&ctx->mutex);
+		}
+		if (ret < 0)
+			return done ? done : ret;
+		done += ret;
+		if (fault || (ret && room == ret / sizeof(struct wt_event)))
+			return done;
+		if (ret) {
+			cond_resched();
+			continue;
+		}
+		/* Nothing was ready: return what we have, or wait for more. */
+		if (done)
+			return done;
+		if (file->f_flags & O_NONBLOCK)
+			return -EAGAIN;
+		spin_lock_irq(&ctx->wqh.lock);
+		ret = wait_event_interruptible_locked_irq(ctx->wqh,
+							  !hlist_empty(&ctx->ready));
+		spin_unlock_irq(&ctx->wqh.lock);
+		if (ret)
+			return ret;
+	}
+}
+
+static __poll_t wt_poll(struct file *file, poll_table *wait)
+{
+	struct wt_ctx *ctx = file->private_data;
+	__poll_t events = 0;
+
+	poll_wait(file, &ctx->wqh, wait);
+	spin_lock_irq(&ctx->wqh.lock);
+	if (!hlist_empty(&ctx->ready))
+		events = EPOLLIN | EPOLLRDNORM;
+	spin_unlock_irq(&ctx->wqh.lock);
+	return events;
+}
+
+static int wt_open(struct inode *inode, struct file *file)
+{
+	struct wt_ctx *ctx;
+	struct wt_config cfg = {
+		.resolution = WT_RESOLUTION_DEFAULT,
+		.max_pending = wt_pending_default(),
+		.clockid = CLOCK_MONOTONIC,
+	};
+
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->taken = kcalloc(WT_READ_BATCH, sizeof(*ctx->taken),
+			     GFP_KERNEL_ACCOUNT);
+	ctx->events = kcalloc(WT_READ_BATCH, sizeof(*ctx->events),
+			      GFP_KERNEL_ACCOUNT);
+	if (!ctx->taken || !ctx->events) {
+		kfree(ctx->taken);
+		kfree(ctx->events);
+		kfree(ctx);
+		return -ENOMEM;
+	}
+	init_waitqueue_head(&ctx->wqh);
+	mutex_init(&ctx->mutex);
+	INIT_HLIST_HEAD(&ctx->ready);
+	xa_init_flags(&ctx->ids, XA_FLAGS_ALLOC | XA_FLAGS_ACCOUNT);
+	ctx->next_index = 1;
+	wt_hrtimer_setup(&ctx->timer, wt_hrtimer_fn, CLOCK_MONOTONIC,
+			 HRTIMER_MODE_ABS);
+	mutex_lock(&ctx->mutex);
+	wt_configure(ctx, &cfg);
+	mutex_unlock(&ctx->mutex);
+
+	file->private_data = ctx;
+	return stream_open(inode, file);
+}
+
+static int wt_release(struct inode *inode, struct file *file)
+{
+	struct wt_ctx *ctx = file->private_data;
+	struct wheel_entry *e;
+	struct hlist_node *tmp;
+	struct wt_timer *t;
+	unsigned long n = 0;
+
+	/* Last reference: only the hrtimer could still run. */
+	hrtimer_cancel(&ctx->timer);
+	while ((e = wheel_drain(&ctx->wheel))) {
+		wt_timer_free(container_of(e, struct wt_timer, entry));
+		if (!(++n % 1024))
+			cond_resched();
+	}
+	hlist_for_each_entry_safe(t, tmp, &ctx->ready, ready.link) {
+		wt_timer_free(t);
+		if (!(++n % 1024))
+			cond_resched();
+	}
+	xa_destroy(&ctx->ids);
+	if (ctx->eventfd)
+		eventfd_ctx_put(ctx->eventfd);
+	mutex_destroy(&ctx->mutex);
+	kfree(ctx->taken);
+	kfree(ctx->events);
+	kfree(ctx);
+	return 0;
+}
+
+#ifdef CONFIG_PROC_FS
+static void wt_show_fdinfo(struct seq_file *m, struct file *file)
+{
+	struct wt_ctx *ctx = file->private_data;
+	u64 now, clk, pending, live, ready, armed;
+	unsigned int slots[WHEEL_LEVELS];
+	struct wt_stats st;
+	bool eventfd;
+	unsigned int l;
+
+	spin_lock_irq(&ctx->wqh.lock);
+	now = wt_now(ctx);
+	clk = ctx->wheel.clk;
+	pending = ctx->wheel.count;
+	for (l = 0; l < WHEEL_LEVELS; l++)
+		slots[l] = hweight64(ctx->wheel.occupied[l]);
+	live = ctx->nr_live;
+	ready = ctx->nr_ready;
+	armed = ctx->armed;
+	eventfd = ctx->eventfd;
+	st = ctx->stats;
+	spin_unlock_irq(&ctx->wqh.lock);
+
+	/* The configuration only changes under the mutex and in an empty context. */
+	seq_printf(m, "clockid:\t%d\n", ctx->clockid);
+	seq_printf(m, "virtual:\t%d\n", wt_is_virtual(ctx));
+	seq_printf(m, "resolution_ns:\t%llu\n", ctx->resolution);
+	seq_printf(m, "max_pending:\t%llu\n", ctx->max_pending);
+	seq_printf(m, "now_ns:\t%llu\n", now);
+	seq_printf(m, "clk:\t%llu\n", clk);
+	seq_printf(m, "live:\t%llu\n", live);
+	seq_printf(m, "pending:\t%llu\n", pending);
+	seq_puts(m, "slots_occupied:");
+	for (l = 0; l < WHEEL_LEVELS; l++)
+		seq_printf(m, "\t%u", slots[l]);
+	seq_putc(m, '\n');
+	seq_printf(m, "ready:\t%llu\n", ready);
+	seq_printf(m, "added:\t%llu\n", st.added);
+	seq_printf(m, "modified:\t%llu\n", st.modified);
+	seq_printf(m, "fired:\t%llu\n", st.fired);
+	seq_printf(m, "delivered:\t%llu\n", st.delivered);
+	seq_printf(m, "cancelled:\t%llu\n", st.cancelled);
+	seq_printf(m, "withdrawn:\t%llu\n", st.withdrawn);
+	seq_printf(m, "overruns:\t%llu\n", st.overruns);
+	seq_printf(m, "hrtimer_programs:\t%llu\n", st.programs);
+	if (armed == WT_UNARMED)
+		seq_puts(m, "hrtimer_armed_tick:\t-\n");
+	else
+		seq_printf(m, "hrtimer_armed_tick:\t%llu\n", armed);
+	seq_printf(m, "rebuilds:\t%llu\n", st.rebuilds);
+	seq_printf(m, "eventfd:\t%d\n", eventfd);
+}
+#else
+#define wt_show_fdinfo NULL
+#endif
 
 static const struct file_operations wheeltimer_fops = {
 	.owner		= THIS_MODULE,
-	.open		= wheeltimer_open,
-	.release	= wheeltimer_release,
-	.llseek		= noop_llseek,
+	.open		= wt_open,
+	.release	= wt_release,
+	.read		= wt_read,
+	.poll		= wt_poll,
+	.unlocked_ioctl	= wt_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.show_fdinfo	= wt_show_fdinfo,
 };
 
 static struct miscdevice wheeltimer_misc = {
@@ -37,12 +1361,45 @@ static struct miscdevice wheeltimer_misc = {
 
 static int __init wheeltimer_init(void)
 {
-	return misc_register(&wheeltimer_misc);
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct wt_timer) > 48);
+	BUILD_BUG_ON(sizeof(struct wt_periodic) > 64);
+
+	if (!max_pending || max_pending > max_pending_limit ||
+	    max_pending_limit > WT_PENDING_CEILING) {
+		pr_err("need 0 < max_pending <= max_pending_limit <= %lu\n",
+		       WT_PENDING_CEILING);
+		return -EINVAL;
+	}
+
+	wt_timer_cache = kmem_cache_create("wheeltimer_timer",
+					   sizeof(struct wt_timer), 0,
+					   SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
+					   NULL);
+	wt_periodic_cache = kmem_cache_create("wheeltimer_periodic",
+					      sizeof(struct wt_periodic), 0,
+					      SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
+					      NULL);
+	if (!wt_timer_cache || !wt_periodic_cache) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	ret = misc_register(&wheeltimer_misc);
+	if (ret)
+		goto err;
+	return 0;
+err:
+	kmem_cache_destroy(wt_periodic_cache);
+	kmem_cache_destroy(wt_timer_cache);
+	return ret;
 }
 
 static void __exit wheeltimer_exit(void)
 {
 	misc_deregister(&wheeltimer_misc);
+	kmem_cache_destroy(wt_periodic_cache);
+	kmem_cache_destroy(wt_timer_cache);
 }
 
 module_init(wheeltimer_init);

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * compat.h - the kernel interfaces wheeltimer uses that changed after 6.1
+ *
+ * Everything that depends on the kernel version lives here, so that a new
+ * kernel needs changes in this file only. The WT_HAVE_* macros come from
+ * module/Kbuild, which looks for each interface in the headers the module
+ * is built against.
+ */
+#ifndef _WHEELTIMER_COMPAT_H
+#define _WHEELTIMER_COMPAT_H
+
+#include <linux/eventfd.h>
+#include <linux/hrtimer.h>
+#include <linux/slab.h>
+
+/* 6.8 dropped the count argument: a signal always adds one. */
+static inline void wt_eventfd_signal(struct eventfd_ctx *ctx)
+{
+#ifdef WT_HAVE_EVENTFD_SIGNAL_NO_COUNT
+	eventfd_signal(ctx);
+#else
+	eventfd_signal(ctx, 1);
+#endif
+}
+
+/* 6.13 added hrtimer_setup(); 6.15 removed hrtimer_init(). */
+static inline void wt_hrtimer_setup(struct hrtimer *timer,
+				    enum hrtimer_restart (*fn)(struct hrtimer *),
+				    clockid_t clock_id, enum hrtimer_mode mode)
+{
+#ifdef WT_HAVE_HRTIMER_SETUP
+	hrtimer_setup(timer, fn, clock_id, mode);
+#else
+	hrtimer_init(timer, clock_id, mode);
+	timer->function = fn;
+#endif
+}
+
+/*
+ * 6.5 added SLAB_NO_MERGE. Without it (6.1), SLUB may merge our caches
+ * with others of the same size and flags, and /proc/slabinfo then shows
+ * them under the other cache's name; boot with slab_nomerge to see them.
+ */
+#ifdef SLAB_NO_MERGE
+#define WT_SLAB_NO_MERGE	SLAB_NO_MERGE
+#else
+#define WT_SLAB_NO_MERGE	0
+#endif
+
+#endif /* _WHEELTIMER_COMPAT_H */

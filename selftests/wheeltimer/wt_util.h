@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by the wheeltimer selftests: one call per ioctl,
+ * returning 0 or -errno, so that a test reads as the operations it makes.
+ */
+#ifndef WT_UTIL_H
+#define WT_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/wheeltimer.h>
+
+#define WT_DEV		"/dev/wheeltimer"
+#define NSEC		1ULL
+#define USEC		1000ULL
+#define MSEC		1000000ULL
+#define SEC		1000000000ULL
+#define WT_KTIME_MAX	((uint64_t)INT64_MAX)
+
+static inline int wt_open(void)
+{
+	return open(WT_DEV, O_RDWR | O_CLOEXEC);
+}
+
+static inline int wt_ret(int r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static inline int wt_config(int fd, uint64_t resolution, uint32_t clockid,
+			    uint64_t flags, uint64_t max_pending)
+{
+	struct wt_config c = {
+		.resolution = resolution,
+		.max_pending = max_pending,
+		.flags = flags,
+		.clockid = clockid,
+	};
+
+	return wt_ret(ioctl(fd, WT_IOC_SET_CONFIG, &c));
+}
+
+static inline int wt_get_config(int fd, struct wt_config *c)
+{
+	return wt_ret(ioctl(fd, WT_IOC_GET_CONFIG, c));
+}
+
+/* A virtual clock at 0 on CLOCK_MONOTONIC with the given resolution. */
+static inline int wt_virtual(int fd, uint64_t resolution)
+{
+	return wt_config(fd, resolution, CLOCK_MONOTONIC, WT_CONFIG_VIRTUAL, 0);
+}
+
+static inline int wt_add_full(int fd, uint64_t flags, uint64_t deadline,
+			      uint64_t period, uint64_t slack, uint64_t cookie,
+			      uint64_t *id)
+{
+	struct wt_op op = {
+		.op = WT_OP_ADD,
+		.flags = flags,
+		.deadline = deadline,
+		.period = period,
+		.slack = slack,
+		.cookie = cookie,
+	};
+	int r = wt_ret(ioctl(fd, WT_IOC_ADD, &op));
+
+	if (id)
+		*id = op.id;
+	return r;
+}
+
+/* A one-shot timeout @deadline ns from now, its cookie the deadline. */
+static inline int wt_add(int fd, uint64_t deadline, uint64_t *id)
+{
+	return wt_add_full(fd, 0, deadline, 0, 0, deadline, id);
+}
+
+static inline int wt_add_abs(int fd, uint64_t deadline, uint64_t *id)
+{
+	return wt_add_full(fd, WT_ABSTIME, deadline, 0, 0, deadline, id);
+}
+
+/* Returns a WT_STATUS_* or -errno. */
+static inline int wt_cancel(int fd, uint64_t id)
+{
+	struct wt_op op = { .op = WT_OP_CANCEL, .id = id };
+	int r = wt_ret(ioctl(fd, WT_IOC_CANCEL, &op));
+
+	return r < 0 ? r : (int)op.status;
+}
+
+/* Returns a WT_STATUS_* or -errno. */
+static inline int wt_modify(int fd, uint64_t id, uint64_t flags,
+			    uint64_t deadline, uint64_t slack)
+{
+	struct wt_op op = {
+		.op = WT_OP_MODIFY,
+		.id = id,
+		.flags = flags,
+		.deadline = deadline,
+		.slack = slack,
+	};
+	int r = wt_ret(ioctl(fd, WT_IOC_MODIFY, &op));
+
+	return r < 0 ? r : (int)op.status;
+}
+
+/* Returns how many timeouts fired, or -errno. */
+static inline int64_t wt_advance(int fd, uint64_t ns)
+{
+	struct wt_advance a = { .time = ns };
+	int r = wt_ret(ioctl(fd, WT_IOC_ADVANCE, &a));
+
+	return r < 0 ? r : (int64_t)a.expired;
+}
+
+static inline int64_t wt_set_clock(int fd, uint64_t ns)
+{
+	struct wt_advance a = { .time = ns, .flags = WT_ADVANCE_SET };
+	int r = wt_ret(ioctl(fd, WT_IOC_ADVANCE, &a));
+
+	return r < 0 ? r : (int64_t)a.expired;
+}
+
+static inline int wt_query(int fd, uint64_t id, struct wt_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->id = id;
+	return wt_ret(ioctl(fd, WT_IOC_QUERY, q));
+}
+
+static inline int wt_set_eventfd(int fd, uint32_t efd)
+{
+	struct wt_eventfd e = { .fd = efd };
+
+	return wt_ret(ioctl(fd, WT_IOC_SET_EVENTFD, &e));
+}
+
+/* Returns the number of ops that succeeded, or -errno. */
+static inline int wt_batch(int fd, struct wt_op *ops, uint32_t count)
+{
+	struct wt_batch b = {
+		.ops = (uintptr_t)ops,
+		.count = count,
+	};
+
+	return wt_ret(ioctl(fd, WT_IOC_BATCH, &b));
+}
+
+/* Returns the number of records read, or -errno. */
+static inline int wt_read(int fd, struct wt_event *ev, size_t max)
+{
+	ssize_t r = read(fd, ev, max * sizeof(*ev));
+
+	return r < 0 ? -errno : (int)(r / sizeof(*ev));
+}
+
+/* A field of /proc/self/fdinfo/@fd, or UINT64_MAX if it is missing. */
+static inline uint64_t wt_fdinfo(int fd, const char *key)
+{
+	char path[64], line[256];
+	size_t len = strlen(key);
+	uint64_t val = UINT64_MAX;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return UINT64_MAX;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, key, len) && line[len] == ':') {
+			val = strtoull(line + len + 1, NULL, 0);
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+/* The whole fdinfo of @fd, for logs and for "nothing changed" checks. */
+static inline void wt_fdinfo_text(int fd, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	buf[0] = '\0';
+	f = open(path, O_RDONLY);
+	if (f < 0)
+		return;
+	n = read(f, buf, size - 1);
+	buf[n > 0 ? n : 0] = '\0';
+	close(f);
+}
+
+static inline uint64_t wt_clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+#endif /* WT_UTIL_H */
