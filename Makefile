@@ -29,8 +29,11 @@ VM		:= $(CURDIR)/tools/vm/run
 KSFT_PROGS	= $(shell $(MAKE) -s --no-print-directory -C selftests/wheeltimer \
 			  OUTPUT=$(KSFT_OUT)/wheeltimer print-tests)
 
-.PHONY: all module deps ksrc selftests check check-vm demo vm lint \
-	checkpatch sparse clean help
+DEBUG_TREE	:= $(BUILD)/debug-kernel/linux
+DEBUG_MOD	:= $(BUILD)/debug-module
+
+.PHONY: all module deps ksrc selftests check check-vm check-vm-debug \
+	debug-kernel debug-module demo vm lint checkpatch sparse clean help
 
 all: module
 
@@ -77,12 +80,34 @@ selftests: ksrc
 		KHDR_INCLUDES="-isystem $(CURDIR)/uapi" USERLDFLAGS=-static
 
 # The VM's root holds the kernel's runner and our test programs.
+VM_SELFTESTS = --add selftests/kselftest:/selftests/kselftest \
+	--add selftests/wheeltimer/settings:/selftests/wheeltimer/settings \
+	$(foreach p,$(KSFT_PROGS),--add $(KSFT_OUT)/wheeltimer/$(p):/selftests/wheeltimer/$(p)) \
+	--add tools/vm/ksft-run:/bin/ksft-run \
+	-- /bin/ksft-run $(KSFT_PROGS)
+
 check-vm: module selftests
-	@set -o pipefail; $(VM) --add selftests/kselftest:/selftests/kselftest \
-		--add selftests/wheeltimer/settings:/selftests/wheeltimer/settings \
-		$(foreach p,$(KSFT_PROGS),--add $(KSFT_OUT)/wheeltimer/$(p):/selftests/wheeltimer/$(p)) \
-		--add tools/vm/ksft-run:/bin/ksft-run \
-		-- /bin/ksft-run $(KSFT_PROGS) | tee $(BUILD)/check-vm.log
+	@echo "== selftests on Debian's kernel $(KVER)"
+	@set -o pipefail; $(VM) $(VM_SELFTESTS) | tee $(BUILD)/check-vm.log
+
+# The debug kernel (KASAN, lockdep, kmemleak, UBSAN, failslab) is built once
+# from linux-source-6.1 and cached; the module is built against it from a
+# copy of the sources, so that the two builds never share objects.
+debug-kernel:
+	@tools/debug-kernel/build >/dev/null
+
+debug-module: debug-kernel
+	@rm -rf $(DEBUG_MOD) && mkdir -p $(DEBUG_MOD)/module
+	@cp -r Kbuild uapi $(DEBUG_MOD)/
+	@cp module/Kbuild $(filter-out %.mod.c,$(wildcard module/*.c module/*.h)) \
+		$(DEBUG_MOD)/module/
+	$(MAKE) -C $(DEBUG_TREE) M=$(DEBUG_MOD) W=1 modules
+
+check-vm-debug: debug-module selftests
+	@echo "== selftests on the debug kernel"
+	@set -o pipefail; $(VM) --kernel $(DEBUG_TREE)/arch/x86/boot/bzImage \
+		--module $(DEBUG_MOD)/module/wheeltimer.ko $(VM_SELFTESTS) | \
+		tee $(BUILD)/check-vm-debug.log
 
 # Each part appends to one log; the summary counts the cases of them all.
 check:
@@ -95,8 +120,10 @@ check:
 	else \
 		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
 	fi; \
-	$(MAKE) --no-print-directory check-vm || \
-		{ status=$$?; echo "not ok - the VM run failed" >>$(BUILD)/check-vm.log; }; \
+	for run in check-vm check-vm-debug; do \
+		$(MAKE) --no-print-directory $$run || { status=1; \
+		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
+	done; \
 	echo; echo "== summary"; \
 	tools/ksft-summary $(BUILD)/check-*.log || status=1; \
 	exit $$status
