@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/types.h>
 #include <linux/wheeltimer.h>
 
 #define WT_DEV		"/dev/wheeltimer"
@@ -23,7 +24,7 @@
 #define USEC		1000ULL
 #define MSEC		1000000ULL
 #define SEC		1000000000ULL
-#define WT_KTIME_MAX	((uint64_t)INT64_MAX)
+#define WT_KTIME_MAX	((__u64)INT64_MAX)
 
 static inline int wt_open(void)
 {
@@ -35,8 +36,8 @@ static inline int wt_ret(int r)
 	return r < 0 ? -errno : r;
 }
 
-static inline int wt_config(int fd, uint64_t resolution, uint32_t clockid,
-			    uint64_t flags, uint64_t max_pending)
+static inline int wt_config(int fd, __u64 resolution, __u32 clockid,
+			    __u64 flags, __u64 max_pending)
 {
 	struct wt_config c = {
 		.resolution = resolution,
@@ -54,14 +55,14 @@ static inline int wt_get_config(int fd, struct wt_config *c)
 }
 
 /* A virtual clock at 0 on CLOCK_MONOTONIC with the given resolution. */
-static inline int wt_virtual(int fd, uint64_t resolution)
+static inline int wt_virtual(int fd, __u64 resolution)
 {
 	return wt_config(fd, resolution, CLOCK_MONOTONIC, WT_CONFIG_VIRTUAL, 0);
 }
 
-static inline int wt_add_full(int fd, uint64_t flags, uint64_t deadline,
-			      uint64_t period, uint64_t slack, uint64_t cookie,
-			      uint64_t *id)
+static inline int wt_add_full(int fd, __u64 flags, __u64 deadline,
+			      __u64 period, __u64 slack, __u64 cookie,
+			      __u64 *id)
 {
 	struct wt_op op = {
 		.op = WT_OP_ADD,
@@ -79,18 +80,18 @@ static inline int wt_add_full(int fd, uint64_t flags, uint64_t deadline,
 }
 
 /* A one-shot timeout @deadline ns from now, its cookie the deadline. */
-static inline int wt_add(int fd, uint64_t deadline, uint64_t *id)
+static inline int wt_add(int fd, __u64 deadline, __u64 *id)
 {
 	return wt_add_full(fd, 0, deadline, 0, 0, deadline, id);
 }
 
-static inline int wt_add_abs(int fd, uint64_t deadline, uint64_t *id)
+static inline int wt_add_abs(int fd, __u64 deadline, __u64 *id)
 {
 	return wt_add_full(fd, WT_ABSTIME, deadline, 0, 0, deadline, id);
 }
 
 /* Returns a WT_STATUS_* or -errno. */
-static inline int wt_cancel(int fd, uint64_t id)
+static inline int wt_cancel(int fd, __u64 id)
 {
 	struct wt_op op = { .op = WT_OP_CANCEL, .id = id };
 	int r = wt_ret(ioctl(fd, WT_IOC_CANCEL, &op));
@@ -99,8 +100,8 @@ static inline int wt_cancel(int fd, uint64_t id)
 }
 
 /* Returns a WT_STATUS_* or -errno. */
-static inline int wt_modify(int fd, uint64_t id, uint64_t flags,
-			    uint64_t deadline, uint64_t slack)
+static inline int wt_modify(int fd, __u64 id, __u64 flags,
+			    __u64 deadline, __u64 slack)
 {
 	struct wt_op op = {
 		.op = WT_OP_MODIFY,
@@ -115,30 +116,30 @@ static inline int wt_modify(int fd, uint64_t id, uint64_t flags,
 }
 
 /* Returns how many timeouts fired, or -errno. */
-static inline int64_t wt_advance(int fd, uint64_t ns)
+static inline __s64 wt_advance(int fd, __u64 ns)
 {
 	struct wt_advance a = { .time = ns };
 	int r = wt_ret(ioctl(fd, WT_IOC_ADVANCE, &a));
 
-	return r < 0 ? r : (int64_t)a.expired;
+	return r < 0 ? r : (__s64)a.expired;
 }
 
-static inline int64_t wt_set_clock(int fd, uint64_t ns)
+static inline __s64 wt_set_clock(int fd, __u64 ns)
 {
 	struct wt_advance a = { .time = ns, .flags = WT_ADVANCE_SET };
 	int r = wt_ret(ioctl(fd, WT_IOC_ADVANCE, &a));
 
-	return r < 0 ? r : (int64_t)a.expired;
+	return r < 0 ? r : (__s64)a.expired;
 }
 
-static inline int wt_query(int fd, uint64_t id, struct wt_query *q)
+static inline int wt_query(int fd, __u64 id, struct wt_query *q)
 {
 	memset(q, 0, sizeof(*q));
 	q->id = id;
 	return wt_ret(ioctl(fd, WT_IOC_QUERY, q));
 }
 
-static inline int wt_set_eventfd(int fd, uint32_t efd)
+static inline int wt_set_eventfd(int fd, __u32 efd)
 {
 	struct wt_eventfd e = { .fd = efd };
 
@@ -146,7 +147,7 @@ static inline int wt_set_eventfd(int fd, uint32_t efd)
 }
 
 /* Returns the number of ops that succeeded, or -errno. */
-static inline int wt_batch(int fd, struct wt_op *ops, uint32_t count)
+static inline int wt_batch(int fd, struct wt_op *ops, __u32 count)
 {
 	struct wt_batch b = {
 		.ops = (uintptr_t)ops,
@@ -165,11 +166,11 @@ static inline int wt_read(int fd, struct wt_event *ev, size_t max)
 }
 
 /* A field of /proc/self/fdinfo/@fd, or UINT64_MAX if it is missing. */
-static inline uint64_t wt_fdinfo(int fd, const char *key)
+static inline __u64 wt_fdinfo(int fd, const char *key)
 {
 	char path[64], line[256];
 	size_t len = strlen(key);
-	uint64_t val = UINT64_MAX;
+	__u64 val = UINT64_MAX;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
@@ -203,12 +204,21 @@ static inline void wt_fdinfo_text(int fd, char *buf, size_t size)
 	close(f);
 }
 
-static inline uint64_t wt_clock_ns(clockid_t clk)
+/* Whether the fdinfo of @fd contains @text. */
+static inline int wt_fdinfo_has(int fd, const char *text)
+{
+	char buf[4096];
+
+	wt_fdinfo_text(fd, buf, sizeof(buf));
+	return !!strstr(buf, text);
+}
+
+static inline __u64 wt_clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
 	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+	return (__u64)ts.tv_sec * SEC + ts.tv_nsec;
 }
 
 #endif /* WT_UTIL_H */

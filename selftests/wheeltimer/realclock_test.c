@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Timeouts on real clocks, driven by the hrtimer: they fire, never before
+ * their deadline as clock_gettime() reads it, and wake read(), poll(),
+ * select(), epoll and a registered eventfd.
+ *
+ * Under software emulation time is slow and uneven, so nothing here bounds
+ * how late a timeout may be: only what must hold at any speed is checked.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/select.h>
+
+#include "../kselftest_harness.h"
+#include "wt_util.h"
+
+FIXTURE(real) {
+	int fd;
+	clockid_t clk;
+};
+
+FIXTURE_VARIANT(real) {
+	clockid_t clk;
+};
+
+FIXTURE_VARIANT_ADD(real, monotonic) {
+	.clk = CLOCK_MONOTONIC,
+};
+
+FIXTURE_VARIANT_ADD(real, boottime) {
+	.clk = CLOCK_BOOTTIME,
+};
+
+FIXTURE_VARIANT_ADD(real, realtime) {
+	.clk = CLOCK_REALTIME,
+};
+
+FIXTURE_SETUP(real)
+{
+	self->clk = variant->clk;
+	self->fd = wt_open();
+	if (self->fd < 0)
+		SKIP(return, "%s: %m", WT_DEV);
+	ASSERT_EQ(0, wt_config(self->fd, 1 * MSEC, self->clk, 0, 0));
+}
+
+FIXTURE_TEARDOWN(real)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+static __u64 now(struct _test_data_real *self)
+{
+	return wt_clock_ns(self->clk);
+}
+
+/*
+ * A record read at @read_at (a clock reading taken after read() returned)
+ * fired at or after its deadline, and before it was read.
+ */
+static void expect_in_time(struct __test_metadata *_metadata,
+			   const struct wt_event *ev, __u64 read_at)
+{
+	EXPECT_LE(ev->deadline, ev->fired_at);
+	EXPECT_LE(ev->fired_at, read_at);
+}
+
+TEST_F(real, a_one_shot_fires_and_never_early)
+{
+	struct wt_event ev;
+	__u64 before, after, id;
+
+	if (self->fd < 0)
+		return;
+	before = now(self);
+	ASSERT_EQ(0, wt_add_full(self->fd, 0, 20 * MSEC, 0, 0, 9, &id));
+	after = now(self);
+	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+	expect_in_time(_metadata, &ev, now(self));
+	EXPECT_EQ(id, ev.id);
+	EXPECT_EQ(9, ev.cookie);
+	EXPECT_LE(before + 20 * MSEC, ev.deadline);
+	EXPECT_GE(after + 20 * MSEC, ev.deadline);
+	EXPECT_EQ(WT_EVENT_FINAL, ev.flags);
+}
+
+TEST_F(real, an_absolute_deadline_is_on_the_files_clock)
+{
+	struct wt_event ev;
+	__u64 deadline, id;
+
+	if (self->fd < 0)
+		return;
+	deadline = now(self) + 30 * MSEC;
+	ASSERT_EQ(0, wt_add_abs(self->fd, deadline, &id));
+	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+	EXPECT_LE(deadline, now(self));
+	EXPECT_EQ(deadline, ev.deadline);
+	expect_in_time(_metadata, &ev, now(self));
+}
+
+TEST_F(real, many_short_timeouts_each_fire_once_and_never_early)
+{
+	enum { N = 300 };
+	struct wt_event ev[N];
+	bool seen[N + 1] = {};
+	__u64 id, t;
+	int i, n, got = 0;
+
+	if (self->fd < 0)
+		return;
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(0, wt_add(self->fd, (i * 7919) % (50 * MSEC), &id));
+		ASSERT_GE(N, id);
+	}
+	while (got < N) {
+		n = wt_read(self->fd, ev, N);
+		ASSERT_LT(0, n);
+		t = now(self);
+		for (i = 0; i < n; i++) {
+			expect_in_time(_metadata, &ev[i], t);
+			EXPECT_FALSE(seen[ev[i].id]);
+			seen[ev[i].id] = true;
+		}
+		got += n;
+	}
+	EXPECT_EQ(N, wt_fdinfo(self->fd, "delivered"));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
+}
+
+TEST_F(real, fixed_rate_fires_on_its_grid)
+{
+	const __u64 period = 10 * MSEC;
+	struct wt_event ev[6];
+	__u64 id;
+	int i;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_add_full(self->fd, WT_FIXED_RATE, period, period, 0,
+				 0, &id));
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(1, wt_read(self->fd, &ev[i], 1));
+		expect_in_time(_metadata, &ev[i], now(self));
+		EXPECT_EQ(WT_FIXED_RATE, ev[i].flags);
+		if (i)
+			EXPECT_EQ(ev[i - 1].deadline +
+				  (1 + ev[i - 1].overruns) * period,
+				  ev[i].deadline);
+	}
+	EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id));
+}
+
+TEST_F(real, fixed_delay_starts_each_period_at_the_read)
+{
+	const __u64 period = 10 * MSEC;
+	__u64 id, before, after, next = 0;
+	struct wt_event ev;
+	struct wt_query q;
+	int i;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_add_full(self->fd, WT_FIXED_DELAY, period, period, 0,
+				 0, &id));
+	for (i = 0; i < 4; i++) {
+		/* A slow consumer: the next period starts when it reads. */
+		usleep(15000);
+		before = now(self);
+		ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+		after = now(self);
+		expect_in_time(_metadata, &ev, after);
+		EXPECT_EQ(0, ev.overruns);
+		if (i)
+			EXPECT_EQ(next, ev.deadline);
+		ASSERT_EQ(0, wt_query(self->fd, id, &q));
+		EXPECT_LE(before + period, q.deadline);
+		EXPECT_GE(after + period, q.deadline);
+		next = q.deadline;
+	}
+}
+
+TEST_F(real, nonblocking_read_before_the_deadline_is_eagain)
+{
+	struct wt_event ev;
+	__u64 id;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(0, wt_add(self->fd, 10 * SEC, &id));
+	EXPECT_EQ(-EAGAIN, wt_read(self->fd, &ev, 1));
+	EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id));
+}
+
+TEST_F(real, poll_reports_pollin_once_a_record_is_ready)
+{
+	struct pollfd p = { .fd = self->fd, .events = POLLIN };
+	struct wt_event ev;
+	__u64 id;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, poll(&p, 1, 0));
+	ASSERT_EQ(0, wt_add(self->fd, 20 * MSEC, &id));
+	ASSERT_EQ(0, poll(&p, 1, 0));
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	EXPECT_EQ(POLLIN, p.revents);
+	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+	expect_in_time(_metadata, &ev, now(self));
+	EXPECT_EQ(0, poll(&p, 1, 0));
+}
+
+TEST_F(real, select_sees_the_file_readable)
+{
+	struct timeval tv = { .tv_sec = 10 };
+	struct wt_event ev;
+	fd_set rd;
+	__u64 id;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_add(self->fd, 20 * MSEC, &id));
+	FD_ZERO(&rd);
+	FD_SET(self->fd, &rd);
+	ASSERT_EQ(1, select(self->fd + 1, &rd, NULL, NULL, &tv));
+	EXPECT_TRUE(FD_ISSET(self->fd, &rd));
+	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+	expect_in_time(_metadata, &ev, now(self));
+}
+
+TEST_F(real, epoll_wakes_when_timeouts_fire)
+{
+	struct epoll_event e = { .events = EPOLLIN }, out;
+	struct wt_event ev[2];
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	__u64 id;
+	int i;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &e));
+	EXPECT_EQ(0, epoll_wait(ep, &out, 1, 0));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, wt_add(self->fd, (10 + 10 * i) * MSEC, &id));
+		ASSERT_EQ(1, epoll_wait(ep, &out, 1, 10000));
+		EXPECT_TRUE(out.events & EPOLLIN);
+		ASSERT_EQ(1, wt_read(self->fd, &ev[i], 2));
+		expect_in_time(_metadata, &ev[i], now(self));
+		EXPECT_EQ(0, epoll_wait(ep, &out, 1, 0));
+	}
+	close(ep);
+}
+
+TEST_F(real, eventfd_counts_wakeups_and_stays_quiet_when_idle)
+{
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	struct pollfd p = { .events = POLLIN };
+	__u64 count, total = 0, id;
+	struct wt_event ev[4];
+	int i, got = 0;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_LE(0, efd);
+	p.fd = efd;
+	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, wt_add(self->fd, 20 * MSEC, &id));
+	ASSERT_EQ(0, wt_add(self->fd, 40 * MSEC, &id));
+	while (got < 4) {
+		ASSERT_EQ(1, poll(&p, 1, 10000));
+		ASSERT_EQ(sizeof(count), read(efd, &count, sizeof(count)));
+		total += count;
+		i = wt_read(self->fd, ev + got, 4 - got);
+		if (i > 0)
+			got += i;
+		else
+			ASSERT_EQ(-EAGAIN, i);
+	}
+	/* One wake-up or more, never more than there were records. */
+	EXPECT_LE(1, total);
+	EXPECT_GE(4, total);
+	/* With nothing pending, nothing is signalled. */
+	usleep(50000);
+	EXPECT_EQ(-1, read(efd, &count, sizeof(count)));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* Unregistered, it is not signalled any more. */
+	ASSERT_EQ(0, wt_set_eventfd(self->fd, WT_EVENTFD_NONE));
+	ASSERT_EQ(0, wt_add(self->fd, 1 * MSEC, &id));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, 0));
+	ASSERT_EQ(1, wt_read(self->fd, ev, 1));
+	EXPECT_EQ(-1, read(efd, &count, sizeof(count)));
+
+	/* Registered while a record waits, it is signalled at once. */
+	ASSERT_EQ(0, wt_add(self->fd, 1 * MSEC, &id));
+	p.fd = self->fd;
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
+	ASSERT_EQ(sizeof(count), read(efd, &count, sizeof(count)));
+	EXPECT_EQ(1, count);
+	close(efd);
+}
+
+struct reader {
+	int fd;
+	int n;
+	struct wt_event ev;
+	__u64 returned_at;
+	clockid_t clk;
+};
+
+static void *blocking_reader(void *arg)
+{
+	struct reader *r = arg;
+
+	r->n = wt_read(r->fd, &r->ev, 1);
+	r->returned_at = wt_clock_ns(r->clk);
+	return NULL;
+}
+
+TEST_F(real, a_blocked_read_wakes_for_a_timeout_added_later)
+{
+	struct reader r = { .fd = self->fd, .clk = self->clk };
+	pthread_t th;
+	__u64 id;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, pthread_create(&th, NULL, blocking_reader, &r));
+	/* Give it time to block on an empty file. */
+	usleep(50000);
+	ASSERT_EQ(0, wt_add(self->fd, 20 * MSEC, &id));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(1, r.n);
+	EXPECT_EQ(id, r.ev.id);
+	expect_in_time(_metadata, &r.ev, r.returned_at);
+}
+
+static void on_alarm(int sig)
+{
+}
+
+TEST_F(real, a_blocked_read_is_interrupted_or_restarted_by_signals)
+{
+	struct sigaction sa = { .sa_handler = on_alarm };
+	struct wt_event ev;
+	__u64 id;
+
+	if (self->fd < 0)
+		return;
+	/* Without SA_RESTART the signal ends the wait with EINTR. */
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	alarm(1);
+	EXPECT_EQ(-EINTR, wt_read(self->fd, &ev, 1));
+
+	/* With it, the read goes on waiting and gets the record. */
+	sa.sa_flags = SA_RESTART;
+	ASSERT_EQ(0, sigaction(SIGALRM, &sa, NULL));
+	ASSERT_EQ(0, wt_add(self->fd, 1500 * MSEC, &id));
+	alarm(1);
+	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+	EXPECT_EQ(id, ev.id);
+	expect_in_time(_metadata, &ev, now(self));
+	signal(SIGALRM, SIG_DFL);
+}
+
+TEST_F(real, the_hrtimer_is_programmed_only_for_an_earlier_deadline)
+{
+	__u64 id[3], soon, programs;
+	struct wt_event ev;
+	int i;
+
+	if (self->fd < 0)
+		return;
+	programs = wt_fdinfo(self->fd, "hrtimer_programs");
+	ASSERT_EQ(0, wt_add(self->fd, 60 * SEC, &id[0]));
+	EXPECT_EQ(programs + 1, wt_fdinfo(self->fd, "hrtimer_programs"));
+	/* Later deadlines do not move it. */
+	ASSERT_EQ(0, wt_add(self->fd, 120 * SEC, &id[1]));
+	ASSERT_EQ(0, wt_add(self->fd, 90 * SEC, &id[2]));
+	EXPECT_EQ(programs + 1, wt_fdinfo(self->fd, "hrtimer_programs"));
+	/* An earlier one does. */
+	ASSERT_EQ(0, wt_add(self->fd, 10 * MSEC, &soon));
+	EXPECT_EQ(programs + 2, wt_fdinfo(self->fd, "hrtimer_programs"));
+	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+	EXPECT_EQ(soon, ev.id);
+	/* Nothing pending: nothing armed, and no more programming. */
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id[i]));
+	EXPECT_TRUE(wt_fdinfo_has(self->fd, "hrtimer_armed_tick:\t-\n"));
+	programs = wt_fdinfo(self->fd, "hrtimer_programs");
+	usleep(100000);
+	EXPECT_EQ(programs, wt_fdinfo(self->fd, "hrtimer_programs"));
+}
+
+TEST_HARNESS_MAIN
