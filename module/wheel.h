@@ -22,7 +22,10 @@
 #define WHEEL_LVL_BITS		6
 #define WHEEL_LVL_SIZE		BIT(WHEEL_LVL_BITS)
 #define WHEEL_LEVELS		7
-/* Ticks beyond this distance from the clock are parked on the overflow list. */
+/*
+ * Ticks that differ from the clock above this bit are parked on the overflow
+ * list, and re-examined each time the clock reaches a multiple of 2^42.
+ */
 #define WHEEL_HORIZON_BITS	(WHEEL_LEVELS * WHEEL_LVL_BITS)
 
 /**
@@ -39,7 +42,8 @@ struct wheel_entry {
 /**
  * struct wheel - the wheel itself; the caller provides the storage and the lock
  * @clk: the wheel's current tick. Every entry with @expires <= @clk has been
- *	handed out or waits on @due; @clk never moves backwards.
+ *	handed out or waits on @due; @clk never moves backwards, and only
+ *	wheel_expire() moves it
  * @count: entries in the wheel (pending, not yet handed out)
  * @occupied: per level, bit n set when slot n of that level is non-empty
  * @due: entries of the slot being opened, and entries added already due;
