@@ -1,0 +1,1510 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * wheelbench - wheeltimer against timerfd + epoll and io_uring timeouts,
+ * side by side in one boot
+ *
+ * Every figure is measured for each mechanism in the same run, so that what
+ * matters is the ratio between them, not the absolute time (which under
+ * emulation says little). Each measurement is repeated and the median is
+ * reported. The tests:
+ *
+ *   churn     arm + cancel of request timeouts with nothing else pending:
+ *             wheeltimer one ioctl per operation and batched, timerfd from
+ *             a pool of descriptors (and one descriptor per timeout),
+ *             io_uring TIMEOUT / TIMEOUT_REMOVE one and many per submit
+ *   scale     the same with 1 K, 100 K and 1 M timeouts pending (cancelling
+ *             a random pending one), kernel memory per pending timeout
+ *             (MemFree and Slab deltas), and the idle cost at the largest
+ *             size: hrtimer programs (fdinfo) and local timer interrupts
+ *             per second while every timeout is an hour away
+ *   expiry    N timeouts due within 1 ms: time until all are read, per event
+ *   lateness  read time minus deadline over deadlines from 50 us to 2 s,
+ *             p50/p99/p99.9/max, and the count of early events
+ *
+ * Tables go to stdout; each CSV is printed between marker lines, for the
+ * host to extract from the console (the VM has no shared file system).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <math.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include <linux/wheeltimer.h>
+
+#define NSEC_PER_USEC	1000ULL
+#define NSEC_PER_MSEC	1000000ULL
+#define NSEC_PER_SEC	1000000000ULL
+#define HOUR_NS		(3600 * NSEC_PER_SEC)
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+#define URING_SQ	4096
+#define URING_CQ	65536
+#define REMOVE_TAG	0x8000000000000000ULL
+#define MAX_CHUNK	WT_BATCH_MAX
+#define MAX_LEVELS	4
+
+enum kind { WT, TFD, URING };
+
+/* One mechanism as benchmarked: a kind, and how many operations per call. */
+struct mech {
+	const char *name;
+	enum kind kind;
+	unsigned int batch;	/* operations per system call */
+	bool fd_per_timeout;	/* timerfd: create per arm, close per cancel */
+	__u64 resolution;	/* wheeltimer: tick length in ns */
+
+	int fd;			/* /dev/wheeltimer, or the epoll instance */
+	struct io_uring ring;
+	struct wt_op *ops;
+	struct wt_event *wtev;
+	struct __kernel_timespec *ts;
+	int *pool;		/* timerfd: idle descriptors */
+	unsigned int npool;
+	unsigned int pool_cap;
+	__u64 *cookie_of_fd;	/* timerfd: cookie of the timeout on an fd */
+	unsigned long nfds;
+	struct ev *fired;	/* io_uring: expiries met while submitting */
+	unsigned int nfired;
+	unsigned int fired_cap;
+	long errors;
+};
+
+/* An expiry as the program sees it. */
+struct ev {
+	__u64 cookie;
+	__u64 fired_at;		/* the kernel's stamp (wheeltimer), else 0 */
+};
+
+static struct {
+	bool quick;
+	unsigned int rounds;
+	unsigned int idle_sec;
+	unsigned long levels[MAX_LEVELS];
+	unsigned int nlevels;
+	unsigned long expiry_n;
+	unsigned long late_n;
+	__u64 late_span;
+	double build_cap_sec;
+	double round_cap_sec;
+} cfg;
+
+static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
+static long sanity_failures;
+static __u64 clock_cost;
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stdout, "wheelbench: error: ");
+	vfprintf(stdout, fmt, ap);
+	va_end(ap);
+	fprintf(stdout, "\n");
+	fflush(stdout);
+	exit(1);
+}
+
+static __u64 rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static __u64 now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+static void sleep_ns(__u64 ns)
+{
+	struct timespec ts = {
+		.tv_sec = ns / NSEC_PER_SEC,
+		.tv_nsec = ns % NSEC_PER_SEC,
+	};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (!p)
+		die("out of memory for %zu x %zu bytes", n, size);
+	/* Touch it now, so that it is not counted as kernel memory later. */
+	memset(p, 0, n * size);
+	return p;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	__u64 x = *(const __u64 *)a, y = *(const __u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_s64(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static __u64 median(__u64 *v, unsigned int n)
+{
+	if (!n)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* --- /proc ---------------------------------------------------------- */
+
+static long long meminfo_kb(const char *field)
+{
+	char line[256];
+	size_t len = strlen(field);
+	long long v = -1;
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			v = atoll(line + len + 1);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/* Local timer interrupts, all CPUs: the system's timer wake-ups. */
+static long long local_timer_irqs(void)
+{
+	char line[4096], *p, *end;
+	long long sum = -1;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line;
+		while (*p == ' ')
+			p++;
+		if (strncmp(p, "LOC:", 4))
+			continue;
+		p += 4;
+		sum = 0;
+		for (;;) {
+			long long v = strtoll(p, &end, 10);
+
+			if (end == p)
+				break;
+			sum += v;
+			p = end;
+		}
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
+static long long fdinfo_field(int fd, const char *field)
+{
+	char path[64], line[256];
+	size_t len = strlen(field);
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			v = atoll(line + len + 1);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+/* Wait until freed memory (RCU, io_uring's exit work) has come back. */
+static void settle(void)
+{
+	long long prev = meminfo_kb("MemFree"), cur;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		sleep_ns(100 * NSEC_PER_MSEC);
+		cur = meminfo_kb("MemFree");
+		if (llabs(cur - prev) < 256)
+			break;
+		prev = cur;
+	}
+}
+
+/* --- the mechanisms ------------------------------------------------- */
+
+static void fired_push(struct mech *m, __u64 cookie)
+{
+	if (m->nfired == m->fired_cap) {
+		m->fired_cap = m->fired_cap ? 2 * m->fired_cap : 1024;
+		m->fired = realloc(m->fired, m->fired_cap * sizeof(*m->fired));
+		if (!m->fired)
+			die("out of memory");
+	}
+	m->fired[m->nfired].cookie = cookie;
+	m->fired[m->nfired].fired_at = 0;
+	m->nfired++;
+}
+
+/* io_uring: take every completion there is, without waiting. */
+static void uring_drain(struct mech *m)
+{
+	struct io_uring_cqe *cqes[256], *cqe;
+	unsigned int n, i;
+
+	while ((n = io_uring_peek_batch_cqe(&m->ring, cqes, ARRAY_SIZE(cqes)))) {
+		for (i = 0; i < n; i++) {
+			cqe = cqes[i];
+			if (cqe->user_data & REMOVE_TAG) {
+				if (cqe->res)
+					m->errors++;
+			} else if (cqe->res == -ETIME) {
+				fired_push(m, cqe->user_data);
+			} else if (cqe->res != -ECANCELED) {
+				m->errors++;
+			}
+		}
+		io_uring_cq_advance(&m->ring, n);
+	}
+}
+
+static void uring_submit(struct mech *m)
+{
+	int ret;
+
+	do {
+		ret = io_uring_submit(&m->ring);
+	} while (ret == -EINTR || ret == -EAGAIN || ret == -EBUSY);
+	if (ret < 0)
+		die("io_uring_submit: %s", strerror(-ret));
+	uring_drain(m);
+}
+
+static void mech_open(struct mech *m)
+{
+	struct io_uring_params p;
+	struct wt_config c;
+	struct rlimit rl;
+	int ret;
+
+	m->errors = 0;
+	m->nfired = 0;
+	switch (m->kind) {
+	case WT:
+		m->fd = open("/dev/wheeltimer", O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (m->fd < 0)
+			die("open /dev/wheeltimer: %s", strerror(errno));
+		memset(&c, 0, sizeof(c));
+		c.resolution = m->resolution;
+		c.max_pending = 4UL << 20;
+		c.clockid = CLOCK_MONOTONIC;
+		if (ioctl(m->fd, WT_IOC_SET_CONFIG, &c))
+			die("WT_IOC_SET_CONFIG: %s", strerror(errno));
+		if (!m->ops)
+			m->ops = xcalloc(WT_BATCH_MAX, sizeof(*m->ops));
+		if (!m->wtev)
+			m->wtev = xcalloc(MAX_CHUNK, sizeof(*m->wtev));
+		break;
+	case TFD:
+		m->fd = epoll_create1(EPOLL_CLOEXEC);
+		if (m->fd < 0)
+			die("epoll_create1: %s", strerror(errno));
+		if (!m->cookie_of_fd) {
+			if (getrlimit(RLIMIT_NOFILE, &rl))
+				die("getrlimit: %s", strerror(errno));
+			m->nfds = rl.rlim_cur;
+			m->cookie_of_fd = xcalloc(m->nfds, sizeof(__u64));
+			m->pool_cap = m->nfds;
+			m->pool = xcalloc(m->pool_cap, sizeof(int));
+		}
+		m->npool = 0;
+		break;
+	case URING:
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE;
+		p.cq_entries = URING_CQ;
+		ret = io_uring_queue_init_params(URING_SQ, &m->ring, &p);
+		if (ret)
+			die("io_uring_queue_init: %s", strerror(-ret));
+		if (!m->ts)
+			m->ts = xcalloc(URING_SQ, sizeof(*m->ts));
+		break;
+	}
+}
+
+static void mech_close(struct mech *m)
+{
+	switch (m->kind) {
+	case WT:
+		close(m->fd);
+		break;
+	case TFD:
+		while (m->npool)
+			close(m->pool[--m->npool]);
+		close(m->fd);
+		break;
+	case URING:
+		io_uring_queue_exit(&m->ring);
+		break;
+	}
+}
+
+/* Close every pending timerfd among @h (they are not in the pool). */
+static void tfd_close_pending(const __u64 *h, unsigned long n)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++)
+		close((int)h[i]);
+}
+
+static int tfd_get(struct mech *m)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int fd;
+
+	if (m->npool && !m->fd_per_timeout)
+		return m->pool[--m->npool];
+	fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if ((unsigned long)fd >= m->nfds) {
+		close(fd);
+		return -EMFILE;
+	}
+	ev.data.u64 = fd;
+	if (epoll_ctl(m->fd, EPOLL_CTL_ADD, fd, &ev)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static void tfd_put(struct mech *m, int fd)
+{
+	if (m->fd_per_timeout)
+		close(fd);
+	else
+		m->pool[m->npool++] = fd;
+}
+
+static void wt_batch_call(struct mech *m, unsigned int n)
+{
+	struct wt_batch b = { .ops = (__u64)(unsigned long)m->ops, .count = n };
+	int ret;
+
+	if (n == 1) {
+		unsigned long cmd = m->ops[0].op == WT_OP_ADD ? WT_IOC_ADD :
+				    WT_IOC_CANCEL;
+
+		ret = ioctl(m->fd, cmd, &m->ops[0]);
+		if (ret && !m->ops[0].error)
+			die("wheeltimer ioctl: %s", strerror(errno));
+		return;
+	}
+	ret = ioctl(m->fd, WT_IOC_BATCH, &b);
+	if (ret < 0)
+		die("WT_IOC_BATCH: %s", strerror(errno));
+}
+
+/*
+ * Arm @n timeouts at the absolute CLOCK_MONOTONIC deadlines @dl with the
+ * cookies @ck, m->batch per system call; their handles go to @h. Returns
+ * how many were armed: fewer only when the mechanism ran out of room
+ * (descriptors, memory, max_pending).
+ */
+static unsigned long mech_arm(struct mech *m, unsigned long n, const __u64 *dl,
+			      const __u64 *ck, __u64 *h)
+{
+	struct itimerspec its = { 0 };
+	unsigned long i = 0, done = 0, j, k;
+	struct io_uring_sqe *sqe;
+	unsigned int c;
+	int fd;
+
+	switch (m->kind) {
+	case WT:
+		while (i < n) {
+			c = n - i < m->batch ? n - i : m->batch;
+			for (j = 0; j < c; j++) {
+				memset(&m->ops[j], 0, sizeof(m->ops[j]));
+				m->ops[j].op = WT_OP_ADD;
+				m->ops[j].flags = WT_ABSTIME;
+				m->ops[j].deadline = dl[i + j];
+				m->ops[j].cookie = ck[i + j];
+			}
+			wt_batch_call(m, c);
+			for (j = 0, k = 0; j < c; j++) {
+				if (m->ops[j].status == WT_STATUS_ADDED) {
+					h[done++] = m->ops[j].id;
+					k++;
+				} else if (m->ops[j].error != ENOSPC &&
+					   m->ops[j].error != ENOMEM) {
+					die("WT_OP_ADD: %s",
+					    strerror(m->ops[j].error));
+				}
+			}
+			if (k < c)
+				return done;
+			i += c;
+		}
+		return done;
+	case TFD:
+		for (i = 0; i < n; i++) {
+			fd = tfd_get(m);
+			if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM)
+				return i;
+			if (fd < 0)
+				die("timerfd: %s", strerror(-fd));
+			its.it_value.tv_sec = dl[i] / NSEC_PER_SEC;
+			its.it_value.tv_nsec = dl[i] % NSEC_PER_SEC;
+			m->cookie_of_fd[fd] = ck[i];
+			if (timerfd_settime(fd, TFD_TIMER_ABSTIME, &its, NULL))
+				die("timerfd_settime: %s", strerror(errno));
+			h[i] = fd;
+		}
+		return n;
+	case URING:
+		for (i = 0; i < n; i++) {
+			c = i % m->batch;
+			m->ts[c].tv_sec = dl[i] / NSEC_PER_SEC;
+			m->ts[c].tv_nsec = dl[i] % NSEC_PER_SEC;
+			sqe = io_uring_get_sqe(&m->ring);
+			if (!sqe)
+				die("io_uring: no SQE");
+			io_uring_prep_timeout(sqe, &m->ts[c], 0,
+					      IORING_TIMEOUT_ABS);
+			io_uring_sqe_set_data64(sqe, ck[i]);
+			h[i] = ck[i];
+			if (c == m->batch - 1 || i == n - 1)
+				uring_submit(m);
+		}
+		return n;
+	}
+	return 0;
+}
+
+/* Cancel the @n pending timeouts @h, m->batch per system call. */
+static void mech_cancel(struct mech *m, unsigned long n, const __u64 *h)
+{
+	struct itimerspec its = { 0 };
+	unsigned long i = 0, j;
+	struct io_uring_sqe *sqe;
+	unsigned int c;
+
+	switch (m->kind) {
+	case WT:
+		while (i < n) {
+			c = n - i < m->batch ? n - i : m->batch;
+			for (j = 0; j < c; j++) {
+				memset(&m->ops[j], 0, sizeof(m->ops[j]));
+				m->ops[j].op = WT_OP_CANCEL;
+				m->ops[j].id = h[i + j];
+			}
+			wt_batch_call(m, c);
+			for (j = 0; j < c; j++)
+				if (m->ops[j].status != WT_STATUS_PENDING)
+					m->errors++;
+			i += c;
+		}
+		break;
+	case TFD:
+		for (i = 0; i < n; i++) {
+			if (!m->fd_per_timeout &&
+			    timerfd_settime((int)h[i], 0, &its, NULL))
+				die("timerfd_settime: %s", strerror(errno));
+			tfd_put(m, (int)h[i]);
+		}
+		break;
+	case URING:
+		for (i = 0; i < n; i++) {
+			sqe = io_uring_get_sqe(&m->ring);
+			if (!sqe)
+				die("io_uring: no SQE");
+			io_uring_prep_timeout_remove(sqe, h[i], 0);
+			io_uring_sqe_set_data64(sqe, h[i] | REMOVE_TAG);
+			if (i % m->batch == m->batch - 1 || i == n - 1)
+				uring_submit(m);
+		}
+		break;
+	}
+}
+
+/* Wait up to @timeout_ms for expiries; returns how many were put in @ev. */
+static unsigned int mech_reap(struct mech *m, struct ev *ev, unsigned int max,
+			      int timeout_ms)
+{
+	struct epoll_event eev[MAX_CHUNK];
+	struct __kernel_timespec ts;
+	struct io_uring_cqe *cqe;
+	struct pollfd pfd;
+	unsigned int n = 0, i;
+	ssize_t len;
+	__u64 buf;
+	int ret, fd;
+
+	if (max > MAX_CHUNK)
+		max = MAX_CHUNK;
+	switch (m->kind) {
+	case WT:
+		pfd.fd = m->fd;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, timeout_ms) <= 0)
+			return 0;
+		len = read(m->fd, m->wtev, max * sizeof(*m->wtev));
+		if (len < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return 0;
+			die("read /dev/wheeltimer: %s", strerror(errno));
+		}
+		n = len / sizeof(*m->wtev);
+		for (i = 0; i < n; i++) {
+			ev[i].cookie = m->wtev[i].cookie;
+			ev[i].fired_at = m->wtev[i].fired_at;
+		}
+		return n;
+	case TFD:
+		ret = epoll_wait(m->fd, eev, max, timeout_ms);
+		if (ret < 0) {
+			if (errno == EINTR)
+				return 0;
+			die("epoll_wait: %s", strerror(errno));
+		}
+		for (i = 0; i < (unsigned int)ret; i++) {
+			fd = (int)eev[i].data.u64;
+			if (read(fd, &buf, sizeof(buf)) != sizeof(buf))
+				continue;
+			ev[n].cookie = m->cookie_of_fd[fd];
+			ev[n].fired_at = 0;
+			n++;
+			tfd_put(m, fd);
+		}
+		return n;
+	case URING:
+		if (!m->nfired) {
+			ts.tv_sec = timeout_ms / 1000;
+			ts.tv_nsec = (timeout_ms % 1000) * NSEC_PER_MSEC;
+			ret = io_uring_wait_cqe_timeout(&m->ring, &cqe, &ts);
+			if (ret && ret != -ETIME && ret != -EINTR)
+				die("io_uring_wait_cqe: %s", strerror(-ret));
+			uring_drain(m);
+		}
+		n = m->nfired < max ? m->nfired : max;
+		for (i = 0; i < n; i++)
+			ev[i] = m->fired[i];
+		memmove(m->fired, m->fired + n,
+			(m->nfired - n) * sizeof(*m->fired));
+		m->nfired -= n;
+		return n;
+	}
+	return 0;
+}
+
+/* --- the variants ---------------------------------------------------- */
+
+#define MS_WT(n, b)	{ .name = n, .kind = WT, .batch = b, \
+			  .resolution = WT_RESOLUTION_DEFAULT }
+#define MS_URING(n, b)	{ .name = n, .kind = URING, .batch = b }
+
+static struct mech churn_mechs[] = {
+	MS_WT("wheeltimer/1", 1),
+	MS_WT("wheeltimer/64", 64),
+	MS_WT("wheeltimer/1024", 1024),
+	{ .name = "timerfd", .kind = TFD, .batch = 1 },
+	{ .name = "timerfd-open", .kind = TFD, .batch = 1,
+	  .fd_per_timeout = true },
+	MS_URING("io_uring/1", 1),
+	MS_URING("io_uring/64", 64),
+	MS_URING("io_uring/1024", 1024),
+};
+
+static struct mech scale_mechs[] = {
+	MS_WT("wheeltimer/1", 1),
+	MS_WT("wheeltimer/64", 64),
+	{ .name = "timerfd", .kind = TFD, .batch = 1 },
+	MS_URING("io_uring/1", 1),
+	MS_URING("io_uring/64", 64),
+};
+
+static struct mech expiry_mechs[] = {
+	MS_WT("wheeltimer", 1024),
+	{ .name = "timerfd", .kind = TFD, .batch = 1 },
+	MS_URING("io_uring", 1024),
+};
+
+static struct mech late_mechs[] = {
+	MS_WT("wheeltimer", 1024),
+	{ .name = "wheeltimer-100us", .kind = WT, .batch = 1024,
+	  .resolution = 100 * NSEC_PER_USEC },
+	{ .name = "timerfd", .kind = TFD, .batch = 1 },
+	MS_URING("io_uring", 1024),
+};
+
+/* The CSV's name, then its column names, then NULL. */
+static void csv_begin(const char *name, ...)
+{
+	const char *col, *sep = "";
+	va_list ap;
+
+	printf("=== wheelbench csv %s begin\n", name);
+	va_start(ap, name);
+	while ((col = va_arg(ap, const char *))) {
+		printf("%s%s", sep, col);
+		sep = ",";
+	}
+	va_end(ap);
+	printf("\n");
+}
+
+static void csv_end(const char *name)
+{
+	printf("=== wheelbench csv %s end\n", name);
+	fflush(stdout);
+}
+
+/* --- churn and scale ------------------------------------------------- */
+
+#define MAX_ROUNDS	31
+
+/* Per-round figures of one mechanism, ns per timeout. */
+struct rounds {
+	__u64 arm[MAX_ROUNDS];
+	__u64 cancel[MAX_ROUNDS];
+	__u64 total[MAX_ROUNDS];
+	unsigned int n;
+	unsigned long ops;	/* arm+cancel pairs timed, all rounds */
+};
+
+struct churn_result {
+	__u64 arm;		/* ns per timeout, medians of the rounds */
+	__u64 cancel;
+	__u64 total;
+	unsigned long ops;
+};
+
+/*
+ * One round of arm + cancel, @chunk timeouts at a time, with the @npend
+ * timeouts @pend already pending: each chunk arms @chunk new timeouts 1 to
+ * 61 s away and cancels as many pending ones (random ones of @pend, whose
+ * places the new ones take, or the new ones themselves when none pend).
+ * It stops after @ops timeouts or cfg.round_cap_sec, whichever is first.
+ * A round that is not @counted only warms up.
+ */
+static void churn_round(struct mech *m, __u64 *pend, unsigned long npend,
+			unsigned int chunk, unsigned long ops, bool counted,
+			struct rounds *r)
+{
+	__u64 dl[MAX_CHUNK], ck[MAX_CHUNK], h[MAX_CHUNK], victim[MAX_CHUNK];
+	static __u64 seq = 1ULL << 40;
+	__u64 t0, t1, t2, start, ta = 0, tc = 0;
+	unsigned long done = 0, idx;
+	unsigned int j;
+
+	start = now_ns();
+	while (done < ops) {
+		t0 = now_ns();
+		for (j = 0; j < chunk; j++) {
+			dl[j] = t0 + NSEC_PER_SEC + rnd() % (60 * NSEC_PER_SEC);
+			ck[j] = seq++;
+		}
+		t0 = now_ns();
+		if (mech_arm(m, chunk, dl, ck, h) != chunk)
+			die("%s: arming failed", m->name);
+		t1 = now_ns();
+		if (npend) {
+			for (j = 0; j < chunk; j++) {
+				idx = rnd() % npend;
+				victim[j] = pend[idx];
+				pend[idx] = h[j];
+			}
+			mech_cancel(m, chunk, victim);
+		} else {
+			mech_cancel(m, chunk, h);
+		}
+		t2 = now_ns();
+		ta += t1 - t0 - clock_cost;
+		tc += t2 - t1 - clock_cost;
+		done += chunk;
+		if (t2 - start > cfg.round_cap_sec * NSEC_PER_SEC)
+			break;
+	}
+	if (!counted || r->n >= MAX_ROUNDS)
+		return;
+	r->arm[r->n] = ta / done;
+	r->cancel[r->n] = tc / done;
+	r->total[r->n] = (ta + tc) / done;
+	r->n++;
+	r->ops += done;
+}
+
+static struct churn_result rounds_median(struct mech *m, struct rounds *r)
+{
+	struct churn_result c;
+
+	c.arm = median(r->arm, r->n);
+	c.cancel = median(r->cancel, r->n);
+	c.total = median(r->total, r->n);
+	c.ops = r->ops;
+	if (m->errors) {
+		printf("# %s: %ld cancels did not find their timeout\n",
+		       m->name, m->errors);
+		sanity_failures++;
+	}
+	return c;
+}
+
+static const struct mech *find_mech(const struct mech *v, unsigned int n,
+				    const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	return NULL;
+}
+
+static void ratio_str(char *buf, size_t len, __u64 x, __u64 base)
+{
+	if (!x || !base)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.2fx", (double)x / base);
+}
+
+static unsigned int chunk_of(const struct mech *m, unsigned int min)
+{
+	return m->batch > min ? m->batch : min;
+}
+
+static struct churn_result churn_res[ARRAY_SIZE(churn_mechs)];
+
+static void test_churn(void)
+{
+	static struct rounds rr[ARRAY_SIZE(churn_mechs)];
+	unsigned long ops = cfg.quick ? 4096 : 32768;
+	const unsigned int n = ARRAY_SIZE(churn_mechs);
+	char r1[32], r64[32], r1k[32];
+	unsigned int i, round;
+	struct mech *m;
+
+	/* All open at once, the rounds taken in turn: noise hits all alike. */
+	for (i = 0; i < n; i++)
+		mech_open(&churn_mechs[i]);
+	for (round = 0; round <= cfg.rounds; round++)
+		for (i = 0; i < n; i++) {
+			m = &churn_mechs[i];
+			churn_round(m, NULL, 0, chunk_of(m, 64), ops, round,
+				    &rr[i]);
+		}
+	for (i = 0; i < n; i++) {
+		churn_res[i] = rounds_median(&churn_mechs[i], &rr[i]);
+		mech_close(&churn_mechs[i]);
+	}
+
+	printf("\n## churn: arm + cancel, none pending (ns per timeout, median of %u rounds)\n",
+	       cfg.rounds);
+	csv_begin("churn", "mechanism", "batch", "arm_ns", "cancel_ns",
+		  "arm_cancel_ns", "ratio_wt1", "ratio_wt64", "ratio_wt1024",
+		  "ops", NULL);
+	for (i = 0; i < n; i++) {
+		m = &churn_mechs[i];
+		printf("%s,%u,%llu,%llu,%llu,%.3f,%.3f,%.3f,%lu\n", m->name,
+		       m->batch, churn_res[i].arm, churn_res[i].cancel,
+		       churn_res[i].total,
+		       (double)churn_res[i].total / churn_res[0].total,
+		       (double)churn_res[i].total / churn_res[1].total,
+		       (double)churn_res[i].total / churn_res[2].total,
+		       churn_res[i].ops);
+	}
+	csv_end("churn");
+	printf("%-16s %6s %10s %10s %12s %8s %8s %9s\n", "mechanism", "batch",
+	       "arm", "cancel", "arm+cancel", "x wt/1", "x wt/64", "x wt/1024");
+	for (i = 0; i < n; i++) {
+		m = &churn_mechs[i];
+		ratio_str(r1, sizeof(r1), churn_res[i].total, churn_res[0].total);
+		ratio_str(r64, sizeof(r64), churn_res[i].total, churn_res[1].total);
+		ratio_str(r1k, sizeof(r1k), churn_res[i].total, churn_res[2].total);
+		printf("%-16s %6u %10llu %10llu %12llu %8s %8s %9s\n", m->name,
+		       m->batch, churn_res[i].arm, churn_res[i].cancel,
+		       churn_res[i].total, r1, r64, r1k);
+	}
+	fflush(stdout);
+}
+
+struct scale_result {
+	unsigned long pending;	/* reached: may be short of the level */
+	const char *stopped;	/* why it fell short, or NULL */
+	struct churn_result c;
+	__u64 build_ns;		/* per timeout, building the pending set */
+	double slab_b;		/* Slab bytes per pending timeout */
+	double mem_b;		/* MemFree bytes per pending timeout */
+	double idle_programs;	/* per second; -1 if not measured */
+	double idle_irqs;
+};
+
+static struct scale_result scale_res[MAX_LEVELS][ARRAY_SIZE(scale_mechs)];
+static double idle_base_irqs;
+
+static void idle_measure(struct mech *m, struct scale_result *r)
+{
+	long long p0 = -1, p1 = -1, i0, i1;
+	__u64 t0, t1;
+
+	if (m && m->kind == WT)
+		p0 = fdinfo_field(m->fd, "hrtimer_programs");
+	i0 = local_timer_irqs();
+	t0 = now_ns();
+	sleep_ns(cfg.idle_sec * NSEC_PER_SEC);
+	t1 = now_ns();
+	i1 = local_timer_irqs();
+	if (m && m->kind == WT)
+		p1 = fdinfo_field(m->fd, "hrtimer_programs");
+	r->idle_programs = p0 < 0 ? -1 : (double)(p1 - p0) * NSEC_PER_SEC / (t1 - t0);
+	r->idle_irqs = (double)(i1 - i0) * NSEC_PER_SEC / (t1 - t0);
+}
+
+/*
+ * Build @want timeouts an hour away (spread over a minute) in @pend, as
+ * fast as the mechanism can: in batches of 1024 where it may. Returns how
+ * many it holds, and says in r->stopped why, if that is fewer.
+ */
+static unsigned long scale_build(struct mech *m, unsigned long want,
+				 __u64 *pend, __u64 *dl, __u64 *ck,
+				 struct scale_result *r)
+{
+	unsigned int batch = m->batch;
+	unsigned long i, got = 0, step;
+	__u64 t0, t1;
+
+	t0 = now_ns();
+	for (i = 0; i < want; i++) {
+		dl[i] = t0 + HOUR_NS + rnd() % (60 * NSEC_PER_SEC);
+		ck[i] = i;
+	}
+	m->batch = m->kind == TFD ? 1 : 1024;
+	while (got < want) {
+		step = want - got < 16384 ? want - got : 16384;
+		i = mech_arm(m, step, dl + got, ck + got, pend + got);
+		got += i;
+		if (i < step) {
+			r->stopped = "out of descriptors or memory";
+			break;
+		}
+		if (now_ns() - t0 > cfg.build_cap_sec * NSEC_PER_SEC &&
+		    got < want) {
+			r->stopped = "time budget";
+			break;
+		}
+	}
+	t1 = now_ns();
+	m->batch = batch;
+	r->build_ns = got ? (t1 - t0) / got : 0;
+	printf("# scale %s: %lu pending%s%s, built in %.1f s\n", m->name, got,
+	       r->stopped ? ", stopped: " : "", r->stopped ? r->stopped : "",
+	       (double)(t1 - t0) / NSEC_PER_SEC);
+	return got;
+}
+
+static void test_scale(void)
+{
+	const unsigned int n = ARRAY_SIZE(scale_mechs);
+	unsigned long maxn = cfg.levels[cfg.nlevels - 1];
+	unsigned long ops = cfg.quick ? 1024 : 8192;
+	static struct rounds rr[ARRAY_SIZE(scale_mechs)];
+	__u64 *pend[ARRAY_SIZE(scale_mechs)], *dl, *ck;
+	long long free0, slab0, free1, slab1;
+	struct scale_result *r, base;
+	unsigned int l, k, round;
+	char rbuf[32];
+	struct mech *m;
+
+	for (k = 0; k < n; k++)
+		pend[k] = xcalloc(maxn, sizeof(**pend));
+	dl = xcalloc(maxn, sizeof(*dl));
+	ck = xcalloc(maxn, sizeof(*ck));
+
+	/* The machine's own timer interrupts, with nothing of ours pending. */
+	idle_measure(NULL, &base);
+	idle_base_irqs = base.idle_irqs;
+
+	for (l = 0; l < cfg.nlevels; l++) {
+		/*
+		 * Each mechanism's memory is the change its own build makes;
+		 * then all hold their timeouts while their rounds take turns.
+		 */
+		for (k = 0; k < n; k++) {
+			m = &scale_mechs[k];
+			r = &scale_res[l][k];
+			memset(r, 0, sizeof(*r));
+			r->idle_programs = -1;
+			r->idle_irqs = -1;
+			memset(&rr[k], 0, sizeof(rr[k]));
+			mech_open(m);
+			settle();
+			free0 = meminfo_kb("MemFree");
+			slab0 = meminfo_kb("Slab");
+			r->pending = scale_build(m, cfg.levels[l], pend[k], dl,
+						 ck, r);
+			free1 = meminfo_kb("MemFree");
+			slab1 = meminfo_kb("Slab");
+			if (r->pending) {
+				r->mem_b = (double)(free0 - free1) * 1024 / r->pending;
+				r->slab_b = (double)(slab1 - slab0) * 1024 / r->pending;
+			}
+			if (l == cfg.nlevels - 1)
+				idle_measure(m, r);
+		}
+		for (round = 0; round <= cfg.rounds; round++)
+			for (k = 0; k < n; k++) {
+				m = &scale_mechs[k];
+				r = &scale_res[l][k];
+				if (r->pending)
+					churn_round(m, pend[k], r->pending,
+						    chunk_of(m, 16), ops, round,
+						    &rr[k]);
+			}
+		for (k = 0; k < n; k++) {
+			m = &scale_mechs[k];
+			r = &scale_res[l][k];
+			r->c = rounds_median(m, &rr[k]);
+			if (m->kind == TFD)
+				tfd_close_pending(pend[k], r->pending);
+			mech_close(m);
+		}
+		settle();
+	}
+
+	printf("\n## scale: arm + cancel with N pending (ns per timeout, median of %u rounds)\n",
+	       cfg.rounds);
+	csv_begin("scale", "mechanism", "batch", "level", "pending", "arm_ns",
+		  "cancel_ns", "arm_cancel_ns", "ratio_wt1", "build_ns",
+		  "slab_bytes", "mem_bytes", "stopped", NULL);
+	for (l = 0; l < cfg.nlevels; l++) {
+		for (k = 0; k < n; k++) {
+			r = &scale_res[l][k];
+			printf("%s,%u,%lu,%lu,%llu,%llu,%llu,%.3f,%llu,%.1f,%.1f,%s\n",
+			       scale_mechs[k].name, scale_mechs[k].batch,
+			       cfg.levels[l], r->pending, r->c.arm, r->c.cancel,
+			       r->c.total,
+			       scale_res[l][0].c.total ?
+			       (double)r->c.total / scale_res[l][0].c.total : 0,
+			       r->build_ns, r->slab_b, r->mem_b,
+			       r->stopped ? r->stopped : "");
+		}
+	}
+	csv_end("scale");
+	printf("%-14s %9s %9s %9s %11s %8s %10s %10s\n", "mechanism", "pending",
+	       "arm", "cancel", "arm+cancel", "x wt/1", "slab B/t", "mem B/t");
+	for (l = 0; l < cfg.nlevels; l++) {
+		for (k = 0; k < n; k++) {
+			r = &scale_res[l][k];
+			ratio_str(rbuf, sizeof(rbuf), r->c.total,
+				  scale_res[l][0].c.total);
+			printf("%-14s %9lu %9llu %9llu %11llu %8s %10.1f %10.1f%s\n",
+			       scale_mechs[k].name, r->pending, r->c.arm,
+			       r->c.cancel, r->c.total, rbuf, r->slab_b,
+			       r->mem_b, r->stopped ? "  (stopped)" : "");
+		}
+	}
+
+	l = cfg.nlevels - 1;
+	printf("\n## idle: %lu timeouts pending, all an hour away (%u s asleep)\n",
+	       cfg.levels[l], cfg.idle_sec);
+	csv_begin("idle", "mechanism", "pending", "seconds",
+		  "hrtimer_programs_per_s", "local_timer_irqs_per_s",
+		  "baseline_irqs_per_s", NULL);
+	for (k = 0; k < n; k++) {
+		r = &scale_res[l][k];
+		printf("%s,%lu,%u,%.3f,%.3f,%.3f\n", scale_mechs[k].name,
+		       r->pending, cfg.idle_sec, r->idle_programs, r->idle_irqs,
+		       idle_base_irqs);
+	}
+	csv_end("idle");
+	printf("%-14s %18s %22s\n", "mechanism", "hrtimer programs/s",
+	       "timer interrupts/s");
+	printf("%-14s %18s %22.1f\n", "(nothing)", "-", idle_base_irqs);
+	for (k = 0; k < n; k++) {
+		r = &scale_res[l][k];
+		if (r->idle_programs >= 0)
+			snprintf(rbuf, sizeof(rbuf), "%.2f", r->idle_programs);
+		else
+			snprintf(rbuf, sizeof(rbuf), "-");
+		printf("%-14s %18s %22.1f\n", scale_mechs[k].name, rbuf,
+		       r->idle_irqs);
+	}
+	fflush(stdout);
+	for (k = 0; k < n; k++)
+		free(pend[k]);
+	free(dl);
+	free(ck);
+}
+
+/* --- expiry throughput ----------------------------------------------- */
+
+static __u64 expiry_res[ARRAY_SIZE(expiry_mechs)];
+
+/*
+ * One round: @n timeouts due from @lead from now on, spread over @window;
+ * returns ns per event from the first deadline until the last is read.
+ */
+static __u64 expiry_round(struct mech *m, unsigned long n, __u64 lead,
+			  __u64 window, __u64 *dl, __u64 *ck, __u64 *h,
+			  struct ev *ev, bool *late, unsigned long *lost)
+{
+	__u64 start, ta, tdone;
+	unsigned long seen, i;
+	unsigned int got;
+
+	start = now_ns() + lead;
+	for (i = 0; i < n; i++) {
+		dl[i] = start + window * i / n;
+		ck[i] = i;
+	}
+	if (mech_arm(m, n, dl, ck, h) != n)
+		die("%s: could not arm %lu", m->name, n);
+	ta = now_ns();
+	*late = ta > start;
+	seen = 0;
+	tdone = ta;
+	while (seen < n) {
+		got = mech_reap(m, ev, MAX_CHUNK, 2000);
+		if (!got && now_ns() - ta > 10 * NSEC_PER_SEC) {
+			*lost += n - seen;
+			break;
+		}
+		seen += got;
+		tdone = now_ns();
+	}
+	return (tdone - start) / n;
+}
+
+static void test_expiry(void)
+{
+	const unsigned int nm = ARRAY_SIZE(expiry_mechs);
+	__u64 *dl, *ck, *h, t0, lead[ARRAY_SIZE(expiry_mechs)];
+	__u64 v[ARRAY_SIZE(expiry_mechs)][MAX_ROUNDS];
+	unsigned long lost[ARRAY_SIZE(expiry_mechs)] = { 0 };
+	unsigned int late[ARRAY_SIZE(expiry_mechs)] = { 0 };
+	const unsigned long n = cfg.expiry_n;
+	unsigned int k, round;
+	unsigned long i;
+	struct ev *ev;
+	char rbuf[32];
+	struct mech *m;
+	bool was_late;
+
+	dl = xcalloc(n, sizeof(*dl));
+	ck = xcalloc(n, sizeof(*ck));
+	h = xcalloc(n, sizeof(*h));
+	ev = xcalloc(MAX_CHUNK, sizeof(*ev));
+	/* How long does arming take? This also fills the timerfd pool. */
+	for (k = 0; k < nm; k++) {
+		m = &expiry_mechs[k];
+		mech_open(m);
+		t0 = now_ns();
+		for (i = 0; i < n; i++) {
+			dl[i] = t0 + HOUR_NS;
+			ck[i] = i;
+		}
+		if (mech_arm(m, n, dl, ck, h) != n)
+			die("%s: could not arm %lu", m->name, n);
+		lead[k] = 2 * (now_ns() - t0) + 50 * NSEC_PER_MSEC;
+		mech_cancel(m, n, h);
+	}
+	csv_begin("expiry_raw", "mechanism", "n", "round", "ns_per_event",
+		  "armed_late", NULL);
+	for (round = 0; round < cfg.rounds; round++) {
+		for (k = 0; k < nm; k++) {
+			m = &expiry_mechs[k];
+			v[k][round] = expiry_round(m, n, lead[k], NSEC_PER_MSEC,
+						   dl, ck, h, ev, &was_late,
+						   &lost[k]);
+			late[k] += was_late;
+			printf("%s,%lu,%u,%llu,%d\n", m->name, n, round,
+			       v[k][round], was_late);
+		}
+	}
+	csv_end("expiry_raw");
+	for (k = 0; k < nm; k++) {
+		m = &expiry_mechs[k];
+		expiry_res[k] = median(v[k], cfg.rounds);
+		if (late[k])
+			printf("# expiry %s: arming ended after the first deadline in %u rounds\n",
+			       m->name, late[k]);
+		if (lost[k]) {
+			printf("# expiry %s: %lu events never came\n", m->name,
+			       lost[k]);
+			sanity_failures++;
+		}
+		mech_close(m);
+	}
+	printf("\n## expiry: %lu timeouts due within 1 ms, until all read (median of %u rounds)\n",
+	       n, cfg.rounds);
+	csv_begin("expiry", "mechanism", "n", "ns_per_event", "events_per_s",
+		  "ratio_wt", NULL);
+	for (k = 0; k < nm; k++)
+		printf("%s,%lu,%llu,%.0f,%.3f\n", expiry_mechs[k].name, n,
+		       expiry_res[k],
+		       expiry_res[k] ? (double)NSEC_PER_SEC / expiry_res[k] : 0,
+		       expiry_res[0] ? (double)expiry_res[k] / expiry_res[0] : 0);
+	csv_end("expiry");
+	printf("%-14s %12s %14s %10s\n", "mechanism", "ns/event", "events/s", "x wt");
+	for (k = 0; k < nm; k++) {
+		ratio_str(rbuf, sizeof(rbuf), expiry_res[k], expiry_res[0]);
+		printf("%-14s %12llu %14.0f %10s\n", expiry_mechs[k].name,
+		       expiry_res[k],
+		       expiry_res[k] ? (double)NSEC_PER_SEC / expiry_res[k] : 0,
+		       rbuf);
+	}
+	fflush(stdout);
+	free(dl);
+	free(ck);
+	free(h);
+	free(ev);
+}
+
+/* --- lateness -------------------------------------------------------- */
+
+struct late_result {
+	long long p50, p99, p999, max;
+	unsigned long early;		/* read before the deadline */
+	unsigned long kernel_early;	/* wheeltimer: fired_at < deadline */
+	unsigned long n;
+};
+
+static struct late_result late_res[ARRAY_SIZE(late_mechs)];
+
+static long long pct(const long long *v, unsigned long n, unsigned int permille)
+{
+	unsigned long i = (n * permille + 999) / 1000;
+
+	if (!n)
+		return 0;
+	if (i)
+		i--;
+	return v[i < n ? i : n - 1];
+}
+
+static void test_lateness(void)
+{
+	const unsigned long n = cfg.late_n;
+	__u64 *dl, *ck, *h, base, t, span_us = cfg.late_span / NSEC_PER_USEC;
+	unsigned long seen, i;
+	long long *late;
+	struct late_result *r;
+	unsigned int k, got, j;
+	double x;
+	struct ev *ev;
+	struct mech *m;
+
+	dl = xcalloc(n, sizeof(*dl));
+	ck = xcalloc(n, sizeof(*ck));
+	h = xcalloc(n, sizeof(*h));
+	late = xcalloc(n, sizeof(*late));
+	ev = xcalloc(MAX_CHUNK, sizeof(*ev));
+	csv_begin("lateness_cdf", "mechanism", "lateness_us", "fraction",
+		  NULL);
+	for (k = 0; k < ARRAY_SIZE(late_mechs); k++) {
+		m = &late_mechs[k];
+		r = &late_res[k];
+		memset(r, 0, sizeof(*r));
+		mech_open(m);
+		base = now_ns() + 100 * NSEC_PER_MSEC;
+		for (i = 0; i < n; i++) {
+			/* Log-uniform from 50 us to the span: every level. */
+			x = (double)(rnd() % 1000000) / 1000000;
+			dl[i] = base + (__u64)(50.0 * NSEC_PER_USEC *
+				pow(span_us / 50.0, x)) + rnd() % 1000;
+			ck[i] = i;
+		}
+		if (mech_arm(m, n, dl, ck, h) != n)
+			die("%s: could not arm %lu", m->name, n);
+		seen = 0;
+		while (seen < n) {
+			got = mech_reap(m, ev, MAX_CHUNK, 5000);
+			t = now_ns();
+			if (!got && t > dl[0] + cfg.late_span + 10 * NSEC_PER_SEC)
+				break;
+			for (j = 0; j < got && seen < n; j++) {
+				i = ev[j].cookie;
+				late[seen++] = (long long)(t - dl[i]);
+				if (t < dl[i])
+					r->early++;
+				if (m->kind == WT && ev[j].fired_at < dl[i])
+					r->kernel_early++;
+			}
+		}
+		mech_close(m);
+		if (seen < n) {
+			printf("# lateness %s: %lu of %lu events never came\n",
+			       m->name, n - seen, n);
+			sanity_failures++;
+		}
+		qsort(late, seen, sizeof(*late), cmp_s64);
+		r->n = seen;
+		r->p50 = pct(late, seen, 500);
+		r->p99 = pct(late, seen, 990);
+		r->p999 = pct(late, seen, 999);
+		r->max = seen ? late[seen - 1] : 0;
+		for (j = 0; j <= 100; j++)
+			printf("%s,%.1f,%.2f\n", m->name,
+			       pct(late, seen, j * 10) / 1000.0, j / 100.0);
+		printf("%s,%.1f,0.999\n", m->name, r->p999 / 1000.0);
+		if (m->kind == WT && (r->early || r->kernel_early))
+			sanity_failures++;
+	}
+	csv_end("lateness_cdf");
+	printf("\n## lateness: read time - deadline, %lu deadlines from 50 us to %llu ms (us)\n",
+	       n, cfg.late_span / NSEC_PER_MSEC);
+	printf("%-17s %9s %9s %9s %9s %6s %8s\n", "mechanism", "p50", "p99",
+	       "p99.9", "max", "early", "x wt p99");
+	csv_begin("lateness", "mechanism", "n", "p50_ns", "p99_ns", "p999_ns",
+		  "max_ns", "early", "kernel_early", NULL);
+	for (k = 0; k < ARRAY_SIZE(late_mechs); k++) {
+		r = &late_res[k];
+		printf("%s,%lu,%lld,%lld,%lld,%lld,%lu,%lu\n", late_mechs[k].name,
+		       r->n, r->p50, r->p99, r->p999, r->max, r->early,
+		       r->kernel_early);
+	}
+	csv_end("lateness");
+	for (k = 0; k < ARRAY_SIZE(late_mechs); k++) {
+		r = &late_res[k];
+		printf("%-17s %9.1f %9.1f %9.1f %9.1f %6lu %7.2fx\n",
+		       late_mechs[k].name, r->p50 / 1000.0, r->p99 / 1000.0,
+		       r->p999 / 1000.0, r->max / 1000.0,
+		       r->early + r->kernel_early,
+		       late_res[0].p99 ? (double)r->p99 / late_res[0].p99 : 0);
+	}
+	fflush(stdout);
+	free(dl);
+	free(ck);
+	free(h);
+	free(late);
+	free(ev);
+}
+
+/* --- the verdict on the targets ---------------------------------------- */
+
+static void target(const char *what, bool met, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%-7s %-56s ", met ? "met" : "NOT met", what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static void verdicts(bool did_churn, bool did_scale, bool did_late)
+{
+	const struct churn_result *c = churn_res;
+	const struct mech *v = churn_mechs;
+	const unsigned int nc = ARRAY_SIZE(churn_mechs);
+	const struct scale_result *lo, *hi;
+	double x;
+	unsigned int k;
+
+	printf("\n## targets (issue 6)\n");
+	if (did_churn) {
+		__u64 wt1 = c[find_mech(v, nc, "wheeltimer/1") - v].total;
+		__u64 wtb = c[find_mech(v, nc, "wheeltimer/1024") - v].total;
+		__u64 tfd = c[find_mech(v, nc, "timerfd") - v].total;
+		__u64 ur = c[find_mech(v, nc, "io_uring/1024") - v].total;
+		__u64 ur1 = c[find_mech(v, nc, "io_uring/1") - v].total;
+
+		x = (double)tfd / wtb;
+		target("batched arm+cancel >= 10x cheaper than timerfd", x >= 10,
+		       "%.2fx (wt/1024 %llu ns, timerfd %llu ns)", x, wtb, tfd);
+		x = (double)ur / wtb;
+		target("batched arm+cancel >= 3x cheaper than io_uring/1024", x >= 3,
+		       "%.2fx (io_uring/1024 %llu ns)", x, ur);
+		x = (double)ur1 / wtb;
+		printf("%-7s %-56s %.2fx (io_uring/1 %llu ns)\n", "info",
+		       "  the same against io_uring one per submit", x, ur1);
+		x = (double)tfd / wt1;
+		target("one ioctl per operation at least on par with timerfd",
+		       x >= 1, "%.2fx (wt/1 %llu ns, timerfd %llu ns)", x, wt1, tfd);
+	}
+	if (did_scale && cfg.nlevels > 1) {
+		lo = &scale_res[0][0];
+		hi = &scale_res[cfg.nlevels - 1][0];
+		x = (double)hi->c.total / lo->c.total;
+		target("cost at the largest N within 1.5x of the smallest", x <= 1.5,
+		       "%.2fx (wt/1: %llu ns at %lu, %llu ns at %lu)", x,
+		       lo->c.total, lo->pending, hi->c.total, hi->pending);
+	}
+	if (did_scale) {
+		hi = &scale_res[cfg.nlevels - 1][0];
+		for (k = 0; k < ARRAY_SIZE(scale_mechs); k++)
+			if (scale_mechs[k].kind == TFD)
+				break;
+		target("at most 64 bytes of kernel memory per pending timeout",
+		       hi->slab_b <= 64,
+		       "slab %.1f B, all %.1f B (timerfd: slab %.1f B, all %.1f B)",
+		       hi->slab_b, hi->mem_b,
+		       scale_res[cfg.nlevels - 1][k].slab_b,
+		       scale_res[cfg.nlevels - 1][k].mem_b);
+		target("no hrtimer wake-ups with nothing due (an hour away)",
+		       hi->idle_programs == 0, "%.2f programs/s at %lu pending",
+		       hi->idle_programs, hi->pending);
+	}
+	if (did_late) {
+		target("zero early events", !late_res[0].early &&
+		       !late_res[0].kernel_early && !late_res[1].early &&
+		       !late_res[1].kernel_early,
+		       "%lu early of %lu (1 ms), %lu of %lu (100 us)",
+		       late_res[0].early + late_res[0].kernel_early, late_res[0].n,
+		       late_res[1].early + late_res[1].kernel_early, late_res[1].n);
+	}
+}
+
+static void help(void)
+{
+	printf("usage: wheelbench [-q] [-r ROUNDS] [-n N,N,...] [-i SEC] [TEST...]\n"
+	       "tests: churn scale expiry lateness (default: all)\n"
+	       "  -q  quick: small sizes, few rounds (a smoke test of seconds)\n"
+	       "  -r  rounds per measurement, the median is reported\n"
+	       "  -n  pending counts for the scale test (default 1000,100000,1000000)\n"
+	       "  -i  seconds asleep for the idle measurement\n");
+}
+
+int main(int argc, char **argv)
+{
+	bool all, do_churn, do_scale, do_expiry, do_late;
+	struct timespec t0, t1;
+	char *p, *tok;
+	__u64 a, b;
+	int opt, i;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	cfg.rounds = 5;
+	cfg.idle_sec = 5;
+	cfg.levels[0] = 1000;
+	cfg.levels[1] = 100000;
+	cfg.levels[2] = 1000000;
+	cfg.nlevels = 3;
+	cfg.expiry_n = 100000;
+	cfg.late_n = 2000;
+	cfg.late_span = 2 * NSEC_PER_SEC;
+	cfg.build_cap_sec = 120;
+	cfg.round_cap_sec = 1;
+	while ((opt = getopt(argc, argv, "qr:n:i:h")) != -1) {
+		switch (opt) {
+		case 'q':
+			cfg.quick = true;
+			cfg.rounds = 3;
+			cfg.idle_sec = 1;
+			cfg.levels[0] = 1000;
+			cfg.levels[1] = 10000;
+			cfg.nlevels = 2;
+			cfg.expiry_n = 2000;
+			cfg.late_n = 200;
+			cfg.late_span = 200 * NSEC_PER_MSEC;
+			cfg.build_cap_sec = 10;
+			cfg.round_cap_sec = 0.2;
+			break;
+		case 'r':
+			cfg.rounds = atoi(optarg);
+			if (cfg.rounds < 1 || cfg.rounds > MAX_ROUNDS)
+				die("-r: 1 to %d rounds", MAX_ROUNDS);
+			break;
+		case 'n':
+			cfg.nlevels = 0;
+			p = optarg;
+			while ((tok = strsep(&p, ",")) && cfg.nlevels < MAX_LEVELS)
+				cfg.levels[cfg.nlevels++] = strtoul(tok, NULL, 0);
+			if (!cfg.nlevels || !cfg.levels[0])
+				die("-n: a list of pending counts");
+			break;
+		case 'i':
+			cfg.idle_sec = atoi(optarg);
+			break;
+		default:
+			help();
+			return opt == 'h' ? 0 : 2;
+		}
+	}
+	all = optind == argc;
+	do_churn = all;
+	do_scale = all;
+	do_expiry = all;
+	do_late = all;
+	for (i = optind; i < argc; i++) {
+		if (!strcmp(argv[i], "churn"))
+			do_churn = true;
+		else if (!strcmp(argv[i], "scale"))
+			do_scale = true;
+		else if (!strcmp(argv[i], "expiry"))
+			do_expiry = true;
+		else if (!strcmp(argv[i], "lateness"))
+			do_late = true;
+		else
+			die("unknown test '%s'", argv[i]);
+	}
+
+	/* What one clock reading costs, subtracted from every interval. */
+	a = now_ns();
+	for (i = 0; i < 1000; i++)
+		now_ns();
+	b = now_ns();
+	clock_cost = (b - a) / 1000;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	printf("# wheelbench%s: %u rounds per figure, scale up to %lu, clock read %llu ns\n",
+	       cfg.quick ? " (quick)" : "", cfg.rounds,
+	       cfg.levels[cfg.nlevels - 1], clock_cost);
+
+	if (do_churn)
+		test_churn();
+	if (do_scale)
+		test_scale();
+	if (do_expiry)
+		test_expiry();
+	if (do_late)
+		test_lateness();
+	verdicts(do_churn, do_scale, do_late);
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("\n# wheelbench: done in %.1f s, %ld sanity failures\n",
+	       (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+	       sanity_failures);
+	return sanity_failures ? 1 : 0;
+}
