@@ -241,9 +241,11 @@ static int parse_time(const char *s, __u64 *out)
 	if (*p < '0' || *p > '9')
 		return -1;
 	for (; *p >= '0' && *p <= '9'; p++) {
-		if (whole > (KTIME_MAX_NS - 9) / 10)
+		__u64 digit = (__u64)(*p - '0');
+
+		if (whole > (KTIME_MAX_NS - digit) / 10)
 			return -1;
-		whole = whole * 10 + (__u64)(*p - '0');
+		whole = whole * 10 + digit;
 	}
 	if (*p == '.') {
 		for (p++; *p >= '0' && *p <= '9'; p++) {
@@ -1083,19 +1085,44 @@ static const struct {
 	{ "sleep", cmd_sleep },
 };
 
-static int run_command(struct ctl *c, int argc, char **argv)
+static int find_command(const char *name)
 {
 	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return (int)i;
+	return -1;
+}
+
+static int run_command(struct ctl *c, int argc, char **argv)
+{
+	int i = find_command(argv[0]);
 	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(commands); i++) {
-		if (strcmp(argv[0], commands[i].name))
+	if (i < 0)
+		return usage_error(c, argv[0], "unknown command");
+	ret = commands[i].fn(c, argc, argv);
+	fflush(stdout);
+	return ret;
+}
+
+/* Command names are checked before the device is opened. */
+static int check_args(struct ctl *c, int argc, char **argv)
+{
+	bool first = true;
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			first = true;
 			continue;
-		ret = commands[i].fn(c, argc, argv);
-		fflush(stdout);
-		return ret;
+		}
+		if (first && find_command(argv[i]) < 0)
+			return usage_error(c, argv[i], "unknown command");
+		first = false;
 	}
-	return usage_error(c, argv[0], "unknown command");
+	return 0;
 }
 
 /* Runs the command line's commands, separated by "--". */
@@ -1204,6 +1231,11 @@ int main(int argc, char **argv)
 	}
 	if (script && optind != argc)
 		return usage_error(&c, "-f", "a script and commands exclude each other");
+	if (!script) {
+		ret = check_args(&c, argc - optind, argv + optind);
+		if (ret)
+			return ret;
+	}
 
 	if (c.fd < 0) {
 		c.fd = open(device, O_RDWR | O_CLOEXEC);
