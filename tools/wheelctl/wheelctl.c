@@ -66,10 +66,13 @@ struct ctl {
 /* Whether the JSON object being printed has no member yet. */
 static bool json_first;
 
+static void json_str(const char *key, const char *v);
+
 static void json_begin(const char *key, const char *value)
 {
-	printf("{\"%s\":\"%s\"", key, value);
-	json_first = false;
+	putchar('{');
+	json_first = true;
+	json_str(key, value);
 }
 
 static void json_key(const char *key)
@@ -84,10 +87,22 @@ static void json_u64(const char *key, __u64 v)
 	printf("%llu", v);
 }
 
+/* A string, escaped: error messages quote what the user typed. */
 static void json_str(const char *key, const char *v)
 {
 	json_key(key);
-	printf("\"%s\"", v);
+	putchar('"');
+	for (; *v; v++) {
+		unsigned char ch = (unsigned char)*v;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
 }
 
 static void json_bool(const char *key, bool v)
