@@ -129,8 +129,8 @@ enum wt_kind {
 };
 
 enum wt_state {
-	WT_STATE_QUEUED = 1,	/* in the wheel */
-	WT_STATE_READY,		/* on the ready list, or taken off it by read() */
+	WT_TIMER_QUEUED = 1,	/* in the wheel */
+	WT_TIMER_READY,		/* on the ready list, or taken off it by read() */
 };
 
 /**
@@ -455,7 +455,7 @@ static void __wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick)
 		if (nowtick < tick)
 			__wt_rebuild(ctx, nowtick);
 	}
-	t->state = WT_STATE_QUEUED;
+	t->state = WT_TIMER_QUEUED;
 	wheel_add(&ctx->wheel, &t->entry, tick);
 	__wt_program(ctx);
 }
@@ -481,7 +481,7 @@ static unsigned int __wt_expire(struct wt_ctx *ctx, u64 now, u64 nowtick,
 	lockdep_assert_held(&ctx->wqh.lock);
 	while ((e = wheel_expire(&ctx->wheel, nowtick, budget))) {
 		t = container_of(e, struct wt_timer, entry);
-		t->state = WT_STATE_READY;
+		t->state = WT_TIMER_READY;
 		t->ready.fired_at = now;
 		__wt_ready_append(ctx, t);
 		n++;
@@ -618,7 +618,7 @@ static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op)
 /* Take @t out of the wheel or the ready list; returns a WT_STATUS_*. */
 static int __wt_unlink(struct wt_ctx *ctx, struct wt_timer *t)
 {
-	if (t->state == WT_STATE_READY) {
+	if (t->state == WT_TIMER_READY) {
 		__wt_ready_del(ctx, t);
 		ctx->stats.withdrawn++;
 		return WT_STATUS_WITHDRAWN;
@@ -1027,7 +1027,7 @@ static long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg)
 	now = wt_now(ctx);
 	q.id = wt_id(t);
 	q.flags = wt_kind_flags(t);
-	q.state = t->state == WT_STATE_READY ? WT_STATE_FIRED : WT_STATE_PENDING;
+	q.state = t->state == WT_TIMER_READY ? WT_STATE_FIRED : WT_STATE_PENDING;
 	q.deadline = t->deadline;
 	q.remaining = t->deadline > now ? t->deadline - now : 0;
 	q.cookie = t->cookie;
