@@ -80,6 +80,7 @@ struct mech {
 	unsigned int nfired;
 	unsigned int fired_cap;
 	long errors;
+	int stop_err;		/* why mech_arm() stopped short */
 };
 
 /* An expiry as the program sees it. */
@@ -481,16 +482,24 @@ static unsigned long mech_arm(struct mech *m, unsigned long n, const __u64 *dl,
 					    strerror(m->ops[j].error));
 				}
 			}
-			if (k < c)
+			if (k < c) {
+				m->stop_err = ENOSPC;
+				for (j = 0; j < c; j++)
+					if (m->ops[j].error)
+						m->stop_err = m->ops[j].error;
 				return done;
+			}
 			i += c;
 		}
 		return done;
 	case TFD:
 		for (i = 0; i < n; i++) {
 			fd = tfd_get(m);
-			if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM)
+			if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM ||
+			    fd == -ENOSPC) {
+				m->stop_err = -fd;
 				return i;
+			}
 			if (fd < 0)
 				die("timerfd: %s", strerror(-fd));
 			its.it_value.tv_sec = dl[i] / NSEC_PER_SEC;
@@ -719,59 +728,102 @@ struct churn_result {
 	unsigned long ops;
 };
 
+/* The timeouts one mechanism holds while it churns, or none. */
+struct held {
+	__u64 *pend;
+	unsigned long npend;
+};
+
 /*
- * One round of arm + cancel, @chunk timeouts at a time, with the @npend
- * timeouts @pend already pending: each chunk arms @chunk new timeouts 1 to
- * 61 s away and cancels as many pending ones (random ones of @pend, whose
- * places the new ones take, or the new ones themselves when none pend).
- * It stops after @ops timeouts or cfg.round_cap_sec, whichever is first.
- * A round that is not @counted only warms up.
+ * One chunk of arm + cancel: arm @chunk new timeouts (1 to 61 s away, or
+ * an hour away if @far) and cancel as many pending ones: random ones of
+ * @held, whose places the new ones take, or the new ones themselves when
+ * none are held. Adds the time each half took to *@ta and *@tc.
  */
-static void churn_round(struct mech *m, __u64 *pend, unsigned long npend,
-			unsigned int chunk, unsigned long ops, bool counted,
-			struct rounds *r)
+static void churn_chunk(struct mech *m, struct held *held, unsigned int chunk,
+			bool far, __u64 *ta, __u64 *tc)
 {
 	__u64 dl[MAX_CHUNK], ck[MAX_CHUNK], h[MAX_CHUNK], victim[MAX_CHUNK];
 	static __u64 seq = 1ULL << 40;
-	__u64 t0, t1, t2, start, ta = 0, tc = 0;
-	unsigned long done = 0, idx;
+	__u64 t0, t1, t2, base;
+	unsigned long idx;
 	unsigned int j;
 
-	start = now_ns();
-	while (done < ops) {
-		t0 = now_ns();
-		for (j = 0; j < chunk; j++) {
-			dl[j] = t0 + NSEC_PER_SEC + rnd() % (60 * NSEC_PER_SEC);
-			ck[j] = seq++;
-		}
-		t0 = now_ns();
-		if (mech_arm(m, chunk, dl, ck, h) != chunk)
-			die("%s: arming failed", m->name);
-		t1 = now_ns();
-		if (npend) {
-			for (j = 0; j < chunk; j++) {
-				idx = rnd() % npend;
-				victim[j] = pend[idx];
-				pend[idx] = h[j];
-			}
-			mech_cancel(m, chunk, victim);
-		} else {
-			mech_cancel(m, chunk, h);
-		}
-		t2 = now_ns();
-		ta += t1 - t0 - clock_cost;
-		tc += t2 - t1 - clock_cost;
-		done += chunk;
-		if (t2 - start > cfg.round_cap_sec * NSEC_PER_SEC)
-			break;
+	t0 = now_ns();
+	base = t0 + (far ? HOUR_NS : NSEC_PER_SEC);
+	for (j = 0; j < chunk; j++) {
+		dl[j] = base + rnd() % (60 * NSEC_PER_SEC);
+		ck[j] = seq++;
 	}
-	if (!counted || r->n >= MAX_ROUNDS)
-		return;
-	r->arm[r->n] = ta / done;
-	r->cancel[r->n] = tc / done;
-	r->total[r->n] = (ta + tc) / done;
-	r->n++;
-	r->ops += done;
+	t0 = now_ns();
+	if (mech_arm(m, chunk, dl, ck, h) != chunk)
+		die("%s: arming failed", m->name);
+	t1 = now_ns();
+	if (held && held->npend) {
+		for (j = 0; j < chunk; j++) {
+			idx = rnd() % held->npend;
+			victim[j] = held->pend[idx];
+			held->pend[idx] = h[j];
+		}
+		mech_cancel(m, chunk, victim);
+	} else {
+		mech_cancel(m, chunk, h);
+	}
+	t2 = now_ns();
+	*ta += t1 - t0 - clock_cost;
+	*tc += t2 - t1 - clock_cost;
+}
+
+/*
+ * Rounds of churn for @n mechanisms at once: within a round they take
+ * turns chunk by chunk, so that whatever else the machine does in the
+ * meantime falls on all of them alike; a round ends after
+ * cfg.round_cap_sec (at least one chunk each). Round 0 only warms up.
+ * Per-round figures go to @r and, as CSV rows, to stdout.
+ */
+static void churn_rounds(struct mech *mv, unsigned int n, struct held *held,
+			 unsigned int min_chunk, bool far, struct rounds *r,
+			 unsigned long level)
+{
+	__u64 ta[16], tc[16], start;
+	unsigned long done[16];
+	unsigned int round, k, chunk;
+	struct mech *m;
+
+	if (n > ARRAY_SIZE(ta))
+		die("too many mechanisms");
+	for (round = 0; round <= cfg.rounds; round++) {
+		memset(ta, 0, sizeof(ta));
+		memset(tc, 0, sizeof(tc));
+		memset(done, 0, sizeof(done));
+		start = now_ns();
+		do {
+			for (k = 0; k < n; k++) {
+				m = &mv[k];
+				if (held && !held[k].npend)
+					continue;
+				chunk = m->batch > min_chunk ? m->batch : min_chunk;
+				churn_chunk(m, held ? &held[k] : NULL, chunk,
+					    far, &ta[k], &tc[k]);
+				done[k] += chunk;
+			}
+		} while (now_ns() - start < cfg.round_cap_sec * NSEC_PER_SEC);
+		if (!round)
+			continue;
+		for (k = 0; k < n; k++) {
+			if (!done[k] || r[k].n >= MAX_ROUNDS)
+				continue;
+			r[k].arm[r[k].n] = ta[k] / done[k];
+			r[k].cancel[r[k].n] = tc[k] / done[k];
+			r[k].total[r[k].n] = (ta[k] + tc[k]) / done[k];
+			printf("%s,%lu,%u,%llu,%llu,%llu,%lu\n", mv[k].name,
+			       level, round, r[k].arm[r[k].n],
+			       r[k].cancel[r[k].n], r[k].total[r[k].n],
+			       done[k]);
+			r[k].n++;
+			r[k].ops += done[k];
+		}
+	}
 }
 
 static struct churn_result rounds_median(struct mech *m, struct rounds *r)
@@ -809,31 +861,23 @@ static void ratio_str(char *buf, size_t len, __u64 x, __u64 base)
 		snprintf(buf, len, "%.2fx", (double)x / base);
 }
 
-static unsigned int chunk_of(const struct mech *m, unsigned int min)
-{
-	return m->batch > min ? m->batch : min;
-}
-
 static struct churn_result churn_res[ARRAY_SIZE(churn_mechs)];
 
 static void test_churn(void)
 {
 	static struct rounds rr[ARRAY_SIZE(churn_mechs)];
-	unsigned long ops = cfg.quick ? 4096 : 32768;
 	const unsigned int n = ARRAY_SIZE(churn_mechs);
 	char r1[32], r64[32], r1k[32];
-	unsigned int i, round;
+	unsigned int i;
 	struct mech *m;
 
-	/* All open at once, the rounds taken in turn: noise hits all alike. */
+	/* All open at once, taking turns: noise hits all alike. */
 	for (i = 0; i < n; i++)
 		mech_open(&churn_mechs[i]);
-	for (round = 0; round <= cfg.rounds; round++)
-		for (i = 0; i < n; i++) {
-			m = &churn_mechs[i];
-			churn_round(m, NULL, 0, chunk_of(m, 64), ops, round,
-				    &rr[i]);
-		}
+	csv_begin("churn_raw", "mechanism", "pending", "round", "arm_ns",
+		  "cancel_ns", "arm_cancel_ns", "ops", NULL);
+	churn_rounds(churn_mechs, n, NULL, 64, false, rr, 0);
+	csv_end("churn_raw");
 	for (i = 0; i < n; i++) {
 		churn_res[i] = rounds_median(&churn_mechs[i], &rr[i]);
 		mech_close(&churn_mechs[i]);
@@ -925,7 +969,7 @@ static unsigned long scale_build(struct mech *m, unsigned long want,
 		i = mech_arm(m, step, dl + got, ck + got, pend + got);
 		got += i;
 		if (i < step) {
-			r->stopped = "out of descriptors or memory";
+			r->stopped = strerror(m->stop_err);
 			break;
 		}
 		if (now_ns() - t0 > cfg.build_cap_sec * NSEC_PER_SEC &&
@@ -943,16 +987,44 @@ static unsigned long scale_build(struct mech *m, unsigned long want,
 	return got;
 }
 
+/*
+ * Each timerfd in an epoll set is one of the user's epoll watches, which
+ * fs.epoll.max_user_watches bounds (4% of low memory by default): say
+ * where that would stop timerfd, then raise it so that only the
+ * descriptor limit does, as on a machine tuned for it.
+ */
+static void epoll_watches(unsigned long want)
+{
+	const char *path = "/proc/sys/fs/epoll/max_user_watches";
+	unsigned long cur = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f || fscanf(f, "%lu", &cur) != 1)
+		cur = 0;
+	if (f)
+		fclose(f);
+	if (cur >= want)
+		return;
+	f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "%lu\n", want);
+		if (fclose(f))
+			f = NULL;
+	}
+	printf("# fs.epoll.max_user_watches: %lu (timerfd + epoll stops there); %s %lu\n",
+	       cur, f ? "raised to" : "could not raise it to", want);
+}
+
 static void test_scale(void)
 {
 	const unsigned int n = ARRAY_SIZE(scale_mechs);
 	unsigned long maxn = cfg.levels[cfg.nlevels - 1];
-	unsigned long ops = cfg.quick ? 1024 : 8192;
 	static struct rounds rr[ARRAY_SIZE(scale_mechs)];
+	struct held held[ARRAY_SIZE(scale_mechs)];
 	__u64 *pend[ARRAY_SIZE(scale_mechs)], *dl, *ck;
 	long long free0, slab0, free1, slab1;
 	struct scale_result *r, base;
-	unsigned int l, k, round;
+	unsigned int l, k;
 	char rbuf[32];
 	struct mech *m;
 
@@ -960,6 +1032,8 @@ static void test_scale(void)
 		pend[k] = xcalloc(maxn, sizeof(**pend));
 	dl = xcalloc(maxn, sizeof(*dl));
 	ck = xcalloc(maxn, sizeof(*ck));
+
+	epoll_watches(2 * maxn + 65536);
 
 	/* The machine's own timer interrupts, with nothing of ours pending. */
 	idle_measure(NULL, &base);
@@ -992,15 +1066,14 @@ static void test_scale(void)
 			if (l == cfg.nlevels - 1)
 				idle_measure(m, r);
 		}
-		for (round = 0; round <= cfg.rounds; round++)
-			for (k = 0; k < n; k++) {
-				m = &scale_mechs[k];
-				r = &scale_res[l][k];
-				if (r->pending)
-					churn_round(m, pend[k], r->pending,
-						    chunk_of(m, 16), ops, round,
-						    &rr[k]);
-			}
+		for (k = 0; k < n; k++) {
+			held[k].pend = pend[k];
+			held[k].npend = scale_res[l][k].pending;
+		}
+		csv_begin("scale_raw", "mechanism", "pending", "round",
+			  "arm_ns", "cancel_ns", "arm_cancel_ns", "ops", NULL);
+		churn_rounds(scale_mechs, n, held, 16, true, rr, cfg.levels[l]);
+		csv_end("scale_raw");
 		for (k = 0; k < n; k++) {
 			m = &scale_mechs[k];
 			r = &scale_res[l][k];
@@ -1287,7 +1360,6 @@ static void test_lateness(void)
 		for (j = 0; j <= 100; j++)
 			printf("%s,%.1f,%.2f\n", m->name,
 			       pct(late, seen, j * 10) / 1000.0, j / 100.0);
-		printf("%s,%.1f,0.999\n", m->name, r->p999 / 1000.0);
 		if (m->kind == WT && (r->early || r->kernel_early))
 			sanity_failures++;
 	}
@@ -1416,7 +1488,6 @@ int main(int argc, char **argv)
 	int opt, i;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	cfg.rounds = 5;
 	cfg.idle_sec = 5;
 	cfg.levels[0] = 1000;
 	cfg.levels[1] = 100000;
@@ -1426,7 +1497,8 @@ int main(int argc, char **argv)
 	cfg.late_n = 2000;
 	cfg.late_span = 2 * NSEC_PER_SEC;
 	cfg.build_cap_sec = 120;
-	cfg.round_cap_sec = 1;
+	cfg.round_cap_sec = 0.25;
+	cfg.rounds = 9;
 	while ((opt = getopt(argc, argv, "qr:n:i:h")) != -1) {
 		switch (opt) {
 		case 'q':
@@ -1440,7 +1512,7 @@ int main(int argc, char **argv)
 			cfg.late_n = 200;
 			cfg.late_span = 200 * NSEC_PER_MSEC;
 			cfg.build_cap_sec = 10;
-			cfg.round_cap_sec = 0.2;
+			cfg.round_cap_sec = 0.05;
 			break;
 		case 'r':
 			cfg.rounds = atoi(optarg);
