@@ -1,0 +1,517 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hostile userspace: buffers that fault part way, arrays that run into
+ * unmapped or read-only memory, signals in the middle of a blocking read,
+ * one file exhausting its max_pending, and two processes reading one file.
+ * Whatever the caller does wrong, no record is lost or doubled and a call
+ * that fails changes nothing.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+
+#include "../kselftest_harness.h"
+#include "wt_util.h"
+
+#define EV	sizeof(struct wt_event)
+
+FIXTURE(hostile) {
+	int fd;
+	long page;
+	char *map;	/* two pages: the first read-write, the second PROT_NONE */
+};
+
+FIXTURE_SETUP(hostile)
+{
+	self->page = sysconf(_SC_PAGESIZE);
+	self->map = mmap(NULL, 2 * self->page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (self->map != MAP_FAILED)
+		mprotect(self->map + self->page, self->page, PROT_NONE);
+	self->fd = wt_open();
+}
+
+FIXTURE_TEARDOWN(hostile)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+	if (self->map != MAP_FAILED)
+		munmap(self->map, 2 * self->page);
+}
+
+#define SKIP_WITHOUT_DEVICE() do { \
+	if (self->fd < 0) \
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno)); \
+	ASSERT_NE(MAP_FAILED, self->map); \
+} while (0)
+
+/* @n one-shot timeouts on a virtual clock, all fired; their ids in @ids. */
+static void fire_n(struct __test_metadata *_metadata, int fd, unsigned int n,
+		   __u64 *ids, __u64 flags, __u64 period)
+{
+	unsigned int i;
+
+	ASSERT_EQ(0, wt_virtual(fd, USEC));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(0, wt_add_full(fd, flags, (i + 1) * USEC, period, 0,
+					 1000 + i, &ids[i]));
+	ASSERT_EQ(n, wt_advance(fd, (n + 1) * USEC));
+	ASSERT_EQ(n, wt_fdinfo(fd, "ready"));
+}
+
+TEST_F(hostile, read_buffer_faulting_halfway_keeps_the_rest_queued)
+{
+	enum { N = 10, FIT = 4 };
+	struct wt_event ev[N];
+	__u64 ids[N];
+	char *buf;
+	int r, got, i;
+
+	SKIP_WITHOUT_DEVICE();
+	fire_n(_metadata, self->fd, N, ids, 0, 0);
+	/* FIT whole records and half of one more before the hole. */
+	buf = self->map + self->page - FIT * EV - EV / 2;
+	r = read(self->fd, buf, N * EV);
+	ASSERT_LT(0, r) TH_LOG("read: %m");
+	ASSERT_EQ(0, r % EV);
+	got = r / EV;
+	/* copy_to_user() may stop short of the hole, never past it. */
+	EXPECT_LE(got, FIT);
+	EXPECT_LE(1, got);
+	memcpy(ev, buf, r);
+	EXPECT_EQ(N - got, wt_fdinfo(self->fd, "ready"));
+	EXPECT_EQ(got, wt_fdinfo(self->fd, "delivered"));
+	/* The rest come next, in firing order, once each. */
+	EXPECT_EQ(N - got, wt_read(self->fd, ev + got, N));
+	for (i = 0; i < N; i++) {
+		EXPECT_EQ(ids[i], ev[i].id);
+		EXPECT_EQ(1000 + i, ev[i].cookie);
+		EXPECT_TRUE(ev[i].flags & WT_EVENT_FINAL);
+	}
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
+	EXPECT_EQ(N, wt_fdinfo(self->fd, "delivered"));
+}
+
+TEST_F(hostile, periodic_records_not_copied_are_not_rearmed)
+{
+	enum { N = 6, FIT = 2 };
+	struct wt_event ev[N];
+	struct wt_query q;
+	__u64 ids[N];
+	char *buf;
+	int r, got, i;
+
+	SKIP_WITHOUT_DEVICE();
+	fire_n(_metadata, self->fd, N, ids, WT_FIXED_RATE, 1000 * USEC);
+	buf = self->map + self->page - FIT * EV - 8;
+	r = read(self->fd, buf, N * EV);
+	ASSERT_LT(0, r);
+	got = r / EV;
+	EXPECT_LE(got, FIT);
+	/* Copied ones go on with their period, the others still wait. */
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(0, wt_query(self->fd, ids[i], &q));
+		EXPECT_EQ(i < got ? WT_STATE_PENDING : WT_STATE_FIRED, q.state)
+			TH_LOG("timeout %d", i);
+	}
+	EXPECT_EQ(N - got, wt_read(self->fd, ev, N));
+	for (i = got; i < N; i++)
+		EXPECT_EQ(ids[i], ev[i - got].id);
+}
+
+TEST_F(hostile, read_into_unmapped_or_readonly_memory_consumes_nothing)
+{
+	struct wt_event ev[4];
+	__u64 ids[4];
+	char *ro;
+
+	SKIP_WITHOUT_DEVICE();
+	fire_n(_metadata, self->fd, 4, ids, 0, 0);
+	EXPECT_EQ(-1, read(self->fd, self->map + self->page, 4 * EV));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, read(self->fd, NULL, 4 * EV));
+	EXPECT_EQ(EFAULT, errno);
+	ro = mmap(NULL, self->page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
+		  -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	EXPECT_EQ(-1, read(self->fd, ro, 4 * EV));
+	EXPECT_EQ(EFAULT, errno);
+	munmap(ro, self->page);
+	EXPECT_EQ(4, wt_fdinfo(self->fd, "ready"));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "delivered"));
+	EXPECT_EQ(4, wt_read(self->fd, ev, 4));
+	EXPECT_EQ(ids[0], ev[0].id);
+	EXPECT_EQ(ids[3], ev[3].id);
+}
+
+/* An array of @n ops whose last one runs @over bytes into the hole. */
+static struct wt_op *ops_at_hole(char *map, long page, unsigned int n,
+				 size_t over)
+{
+	struct wt_op *ops = (struct wt_op *)(map + page + over -
+					     n * sizeof(*ops));
+	unsigned int i;
+
+	for (i = 0; i < n - 1; i++)
+		ops[i] = (struct wt_op){ .op = WT_OP_ADD, .deadline = SEC };
+	return ops;
+}
+
+TEST_F(hostile, batch_crossing_into_unmapped_memory_applies_nothing)
+{
+	struct wt_batch b = { .count = 8 };
+	struct wt_op *ops;
+	size_t over;
+
+	SKIP_WITHOUT_DEVICE();
+	for (over = 8; over <= sizeof(*ops); over += 24) {
+		ops = ops_at_hole(self->map, self->page, 8, over);
+		b.ops = (uintptr_t)ops;
+		EXPECT_EQ(-1, ioctl(self->fd, WT_IOC_BATCH, &b));
+		EXPECT_EQ(EFAULT, errno);
+		/* Nothing applied, nothing written back. */
+		EXPECT_EQ(0, ops[0].id);
+		EXPECT_EQ(0, ops[0].status);
+	}
+	/* The whole array unmapped, and the batch struct itself. */
+	b.ops = (uintptr_t)(self->map + self->page);
+	EXPECT_EQ(-1, ioctl(self->fd, WT_IOC_BATCH, &b));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, WT_IOC_BATCH, self->map + self->page));
+	EXPECT_EQ(EFAULT, errno);
+	/* The batch struct half in the hole. */
+	EXPECT_EQ(-1, ioctl(self->fd, WT_IOC_BATCH,
+			    self->map + self->page - 8));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "added"));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
+	/* The file still works. */
+	ops = (struct wt_op *)self->map;
+	memset(ops, 0, 8 * sizeof(*ops));
+	ops[0].op = WT_OP_ADD;
+	ops[0].deadline = SEC;
+	b.ops = (uintptr_t)ops;
+	b.count = 1;
+	EXPECT_EQ(1, ioctl(self->fd, WT_IOC_BATCH, &b));
+	EXPECT_NE(0, ops[0].id);
+	EXPECT_EQ(1, wt_fdinfo(self->fd, "live"));
+}
+
+TEST_F(hostile, batch_in_readonly_memory_applies_nothing)
+{
+	struct wt_batch b = { .count = 4 };
+	struct wt_op *ops;
+	__u64 id;
+	unsigned int i;
+
+	SKIP_WITHOUT_DEVICE();
+	/* A live timeout that a read-only CANCEL must not touch. */
+	ASSERT_EQ(0, wt_add(self->fd, SEC, &id));
+	ops = (struct wt_op *)self->map;
+	memset(ops, 0, 4 * sizeof(*ops));
+	for (i = 0; i < 3; i++) {
+		ops[i].op = WT_OP_ADD;
+		ops[i].deadline = SEC;
+	}
+	ops[3].op = WT_OP_CANCEL;
+	ops[3].id = id;
+	ASSERT_EQ(0, mprotect(self->map, self->page, PROT_READ));
+	b.ops = (uintptr_t)ops;
+	EXPECT_EQ(-1, ioctl(self->fd, WT_IOC_BATCH, &b));
+	EXPECT_EQ(EFAULT, errno);
+	/* A single op in read-only memory: refused before it is applied. */
+	EXPECT_EQ(-1, ioctl(self->fd, WT_IOC_ADD, &ops[0]));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(-1, ioctl(self->fd, WT_IOC_CANCEL, &ops[3]));
+	EXPECT_EQ(EFAULT, errno);
+	ASSERT_EQ(0, mprotect(self->map, self->page, PROT_READ | PROT_WRITE));
+	EXPECT_EQ(1, wt_fdinfo(self->fd, "added"));
+	EXPECT_EQ(1, wt_fdinfo(self->fd, "live"));
+	EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id));
+}
+
+TEST_F(hostile, every_ioctl_with_a_bad_pointer_is_efault)
+{
+	static const unsigned long cmds[] = {
+		WT_IOC_API, WT_IOC_SET_CONFIG, WT_IOC_GET_CONFIG, WT_IOC_ADD,
+		WT_IOC_CANCEL, WT_IOC_MODIFY, WT_IOC_BATCH, WT_IOC_ADVANCE,
+		WT_IOC_SET_EVENTFD, WT_IOC_QUERY,
+	};
+	void *bad[] = { NULL, self->map + self->page, (void *)-4096L,
+			self->map + self->page - 4 };
+	unsigned int c, b;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, wt_virtual(self->fd, USEC));
+	for (c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
+		for (b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+			EXPECT_EQ(-1, ioctl(self->fd, cmds[c], bad[b]));
+			EXPECT_EQ(EFAULT, errno) TH_LOG("cmd %#lx ptr %p",
+							cmds[c], bad[b]);
+		}
+	}
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "added"));
+	EXPECT_TRUE(wt_fdinfo_has(self->fd, "virtual:\t1"));
+}
+
+static atomic_int sigs;
+
+static void on_signal(int sig)
+{
+	atomic_fetch_add(&sigs, 1);
+}
+
+struct blocked {
+	int fd;
+	int ret, err;
+	struct wt_event ev;
+	atomic_bool in_read;
+};
+
+static void *blocked_reader(void *arg)
+{
+	struct blocked *b = arg;
+
+	atomic_store(&b->in_read, true);
+	b->ret = read(b->fd, &b->ev, sizeof(b->ev));
+	b->err = errno;
+	return NULL;
+}
+
+/* Wait until @t sleeps (in read()), judged by /proc's state letter. */
+static void wait_sleeping(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	int fd, n, tries;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	for (tries = 0; tries < 5000; tries++) {
+		fd = open(path, O_RDONLY);
+		n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			p = strrchr(buf, ')');
+			if (p && p[2] == 'S')
+				return;
+		}
+		usleep(1000);
+	}
+}
+
+static pid_t gettid_of(pthread_t t, atomic_int *slot)
+{
+	while (!atomic_load(slot))
+		usleep(100);
+	return atomic_load(slot);
+}
+
+struct blocked_tid {
+	struct blocked b;
+	atomic_int tid;
+};
+
+static void *blocked_reader_tid(void *arg)
+{
+	struct blocked_tid *bt = arg;
+
+	atomic_store(&bt->tid, gettid());
+	return blocked_reader(&bt->b);
+}
+
+TEST_F(hostile, signal_interrupts_a_blocking_read_with_eintr)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct blocked_tid bt = { .b.fd = -1 };
+	pthread_t t;
+	__u64 id;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));	/* no SA_RESTART */
+	bt.b.fd = self->fd;
+	/* A timeout far away: the read has to block. */
+	ASSERT_EQ(0, wt_add(self->fd, 3600 * SEC, &id));
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_reader_tid, &bt));
+	wait_sleeping(gettid_of(t, &bt.tid));
+	ASSERT_EQ(0, pthread_kill(t, SIGUSR1));
+	pthread_join(t, NULL);
+	EXPECT_EQ(-1, bt.b.ret);
+	EXPECT_EQ(EINTR, bt.b.err);
+	EXPECT_LE(1, atomic_load(&sigs));
+	/* Nothing lost: the timeout is still there and fires later. */
+	EXPECT_EQ(0, wt_modify(self->fd, id, 0, 0, 0) < 0);
+	EXPECT_EQ(1, wt_read(self->fd, &bt.b.ev, 1));
+	EXPECT_EQ(id, bt.b.ev.id);
+}
+
+TEST_F(hostile, signal_with_sa_restart_restarts_the_read)
+{
+	struct sigaction sa = { .sa_handler = on_signal,
+				.sa_flags = SA_RESTART };
+	struct blocked_tid bt = {};
+	pthread_t t;
+	int before;
+	__u64 id;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, sigaction(SIGUSR2, &sa, NULL));
+	bt.b.fd = self->fd;
+	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_reader_tid, &bt));
+	wait_sleeping(gettid_of(t, &bt.tid));
+	before = atomic_load(&sigs);
+	ASSERT_EQ(0, pthread_kill(t, SIGUSR2));
+	while (atomic_load(&sigs) == before)
+		usleep(1000);
+	/* Restarted, asleep again: a timeout now wakes it with a record. */
+	wait_sleeping(bt.tid);
+	ASSERT_EQ(0, wt_add(self->fd, MSEC, &id));
+	pthread_join(t, NULL);
+	EXPECT_EQ(EV, bt.b.ret) TH_LOG("read: %s", strerror(bt.b.err));
+	EXPECT_EQ(id, bt.b.ev.id);
+}
+
+TEST_F(hostile, sigkill_in_a_blocking_read_leaves_the_file_usable)
+{
+	struct wt_event ev;
+	pid_t pid;
+	int status;
+	__u64 id;
+
+	SKIP_WITHOUT_DEVICE();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		read(self->fd, &ev, sizeof(ev));
+		_exit(1);
+	}
+	/* The child blocks in read() on the shared file, then dies. */
+	usleep(200000);
+	kill(pid, SIGKILL);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status));
+	ASSERT_EQ(0, wt_add(self->fd, 0, &id));
+	EXPECT_EQ(1, wt_read(self->fd, &ev, 1));
+	EXPECT_EQ(id, ev.id);
+}
+
+TEST_F(hostile, max_pending_exhaustion_of_one_file_spares_another)
+{
+	enum { MAX = 1000 };
+	struct wt_op ops[16];
+	struct wt_event ev;
+	struct wt_config c;
+	unsigned int i;
+	int other, r;
+	__u64 id;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, wt_config(self->fd, WT_RESOLUTION_DEFAULT, CLOCK_MONOTONIC,
+			       WT_CONFIG_VIRTUAL, MAX));
+	for (i = 0; i < MAX; i++)
+		ASSERT_EQ(0, wt_add(self->fd, (i % 7) * MSEC, NULL));
+	EXPECT_EQ(-ENOSPC, wt_add(self->fd, 0, &id));
+	EXPECT_EQ(0, id);
+	EXPECT_EQ(-ENOSPC, wt_add_full(self->fd, WT_FIXED_RATE, 0, MSEC, 0, 0,
+				       NULL));
+	/* A batch fails op by op, and says so. */
+	memset(ops, 0, sizeof(ops));
+	for (i = 0; i < 16; i++)
+		ops[i].op = WT_OP_ADD;
+	EXPECT_EQ(0, wt_batch(self->fd, ops, 16));
+	for (i = 0; i < 16; i++) {
+		EXPECT_EQ(ENOSPC, ops[i].error);
+		EXPECT_EQ(0, ops[i].status);
+	}
+	EXPECT_EQ(MAX, wt_fdinfo(self->fd, "live"));
+	EXPECT_EQ(MAX, wt_fdinfo(self->fd, "added"));
+
+	/* Another file is not affected, up to its own limit. */
+	other = wt_open();
+	ASSERT_LE(0, other);
+	ASSERT_EQ(0, wt_get_config(other, &c));
+	EXPECT_LT(MAX, c.max_pending);
+	for (i = 0; i < 2 * MAX; i++)
+		ASSERT_EQ(0, wt_add(other, SEC, NULL));
+	EXPECT_EQ(2 * MAX, wt_fdinfo(other, "live"));
+	close(other);
+
+	/* Fired but unread still counts; reading one frees a place. */
+	EXPECT_LT(0, wt_advance(self->fd, 10 * MSEC));
+	EXPECT_EQ(-ENOSPC, wt_add(self->fd, 0, NULL));
+	EXPECT_EQ(1, wt_read(self->fd, &ev, 1));
+	r = wt_add(self->fd, 0, &id);
+	EXPECT_EQ(0, r);
+	EXPECT_EQ(-ENOSPC, wt_add(self->fd, 0, NULL));
+	EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id));
+	EXPECT_EQ(0, wt_add(self->fd, 0, NULL));
+}
+
+TEST_F(hostile, two_processes_reading_one_file_get_each_record_once)
+{
+	enum { N = 2000 };
+	unsigned char *seen;
+	struct wt_op ops[100];
+	struct wt_event ev[32];
+	int pipefd[2], i, n, status, dup = 0, total = 0;
+	pid_t pid;
+
+	SKIP_WITHOUT_DEVICE();
+	seen = mmap(NULL, N + 1, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, seen);
+	ASSERT_EQ(0, pipe(pipefd));
+	ASSERT_EQ(0, wt_virtual(self->fd, USEC));
+	for (i = 0; i < N; i += 100) {
+		memset(ops, 0, sizeof(ops));
+		for (n = 0; n < 100; n++) {
+			ops[n].op = WT_OP_ADD;
+			ops[n].deadline = (i + n) * USEC;
+		}
+		ASSERT_EQ(100, wt_batch(self->fd, ops, 100));
+	}
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	/* Both read while the parent's clock moves: the file is shared. */
+	for (;;) {
+		if (pid)
+			wt_advance(self->fd, 10 * USEC);
+		n = wt_read(self->fd, ev, 1 + (total % 32));
+		if (n == -EAGAIN) {
+			if (wt_fdinfo(self->fd, "live") == 0)
+				break;
+			continue;
+		}
+		if (n < 0)
+			break;
+		for (i = 0; i < n; i++) {
+			__u64 idx = ev[i].id & 0xffffffff;
+
+			if (idx > N || __atomic_fetch_add(&seen[idx], 1,
+							  __ATOMIC_SEQ_CST))
+				dup++;
+		}
+		total += n;
+	}
+	if (pid == 0) {
+		if (write(pipefd[1], &total, sizeof(total)) < 0)
+			_exit(2);
+		_exit(dup ? 1 : 0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ASSERT_EQ(sizeof(n), read(pipefd[0], &n, sizeof(n)));
+	ksft_print_msg("parent read %d, child read %d\n", total, n);
+	EXPECT_EQ(0, dup);
+	EXPECT_EQ(N, total + n);
+	EXPECT_EQ(N, wt_fdinfo(self->fd, "delivered"));
+	munmap(seen, N + 1);
+}
+
+TEST_HARNESS_MAIN
