@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/* common.c - see wheel_test.h. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "wheel_test.h"
+
+unsigned long wheel_warnings;
+bool wheel_warn_fatal;
+
+void wheel_shim_warn(const char *file, int line, const char *cond)
+{
+	wheel_warnings++;
+	fflush(stdout);
+	fprintf(stderr, "# WARNING at %s:%d: %s\n", file, line, cond);
+	if (wheel_warn_fatal)
+		abort();
+}
+
+static const char *check_list(const struct hlist_head *head, u64 *n)
+{
+	const void *pprev = &head->first;
+	const struct hlist_node *node;
+
+	for (node = head->first; node; node = node->next) {
+		if ((const void *)node->pprev != pprev)
+			return "pprev does not point at the previous link";
+		pprev = &node->next;
+		(*n)++;
+	}
+	return NULL;
+}
+
+const char *wheel_check(const struct wheel *w, u64 levels[WHEEL_LEVELS + 2])
+{
+	const struct hlist_node *node;
+	const struct wheel_entry *e;
+	unsigned int l, i;
+	u64 total = 0, n;
+	const char *err;
+
+	if (levels)
+		for (l = 0; l < WHEEL_LEVELS + 2; l++)
+			levels[l] = 0;
+
+	for (l = 0; l < WHEEL_LEVELS; l++) {
+		for (i = 0; i < WHEEL_LVL_SIZE; i++) {
+			const struct hlist_head *head = &w->slots[l][i];
+
+			n = 0;
+			err = check_list(head, &n);
+			if (err)
+				return err;
+			if (!!n != !!(w->occupied[l] & (1ULL << i)))
+				return "occupied bit does not match the slot";
+			for (node = head->first; node; node = node->next) {
+				e = hlist_entry(node, struct wheel_entry, node);
+				if (e->expires <= w->clk)
+					return "slot entry not after the clock";
+				if (wheel_test_level(w->clk, e->expires) != l)
+					return "slot entry at the wrong level";
+				if (((e->expires >> (l * WHEEL_LVL_BITS)) &
+				     (WHEEL_LVL_SIZE - 1)) != i)
+					return "slot entry in the wrong slot";
+			}
+			total += n;
+			if (levels)
+				levels[l] += n;
+		}
+	}
+
+	n = 0;
+	err = check_list(&w->overflow, &n);
+	if (err)
+		return err;
+	for (node = w->overflow.first; node; node = node->next) {
+		e = hlist_entry(node, struct wheel_entry, node);
+		if (e->expires <= w->clk ||
+		    wheel_test_level(w->clk, e->expires) < WHEEL_LEVELS)
+			return "overflow entry within the horizon";
+	}
+	total += n;
+	if (levels)
+		levels[WHEEL_LEVELS] = n;
+
+	n = 0;
+	err = check_list(&w->due, &n);
+	if (err)
+		return err;
+	total += n;
+	if (levels)
+		levels[WHEEL_LEVELS + 1] = n;
+
+	if (total != w->count)
+		return "count does not match the entries";
+	return NULL;
+}

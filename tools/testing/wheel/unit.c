@@ -1,0 +1,943 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * unit.c - one test per operation and per edge of module/wheel.c, with the
+ * expected answers worked out independently of the wheel's own formulas.
+ * Prints TAP; exits non-zero if any test fails.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heap.h"
+#include "wheel_test.h"
+
+static unsigned int cur_fail;
+static unsigned long checks;
+
+#define CHECK(cond) do {						\
+	checks++;							\
+	if (!(cond)) {							\
+		if (cur_fail++ < 8)					\
+			printf("#   %s:%d: failed: %s\n", __FILE__,	\
+			       __LINE__, #cond);			\
+	}								\
+} while (0)
+
+/* Also reports the values, for checks whose operands tell the story. */
+#define CHECK_EQ(a, b) do {						\
+	unsigned long long __a = (a), __b = (b);			\
+	checks++;							\
+	if (__a != __b) {						\
+		if (cur_fail++ < 8)					\
+			printf("#   %s:%d: failed: %s == %s (%#llx != %#llx)\n", \
+			       __FILE__, __LINE__, #a, #b, __a, __b);	\
+	}								\
+} while (0)
+
+static struct wheel wheel;
+
+static void check_layout(const struct wheel *w)
+{
+	const char *err = wheel_check(w, NULL);
+
+	if (err)
+		printf("#   wheel_check: %s\n", err);
+	CHECK(!err);
+}
+
+/* The highest base-64 digit in which @a and @b differ, by digit compare. */
+static unsigned int digit_level(u64 a, u64 b)
+{
+	int d;
+
+	for (d = 10; d >= 0; d--)
+		if (((a >> (6 * d)) & 63) != ((b >> (6 * d)) & 63))
+			return d;
+	return 0;
+}
+
+static u64 lowbits(unsigned int bits)
+{
+	return bits >= 64 ? U64_MAX : (1ULL << bits) - 1;
+}
+
+/* The earliest tick wheel.c may report for an entry @e placed at @clk. */
+static u64 expected_start(u64 clk, u64 e)
+{
+	unsigned int l;
+
+	if (e <= clk)
+		return clk;
+	l = digit_level(clk, e);
+	if (l >= WHEEL_LEVELS)
+		return (clk | lowbits(WHEEL_HORIZON_BITS)) + 1;
+	return e & ~lowbits(6 * l);
+}
+
+/*
+ * wheel_expire() with a budget far beyond what these small tests need: a
+ * NULL that spent it all means the wheel went round in circles.
+ */
+static struct wheel_entry *expire_one(struct wheel *w, u64 now)
+{
+	unsigned int budget = 1U << 20;
+	struct wheel_entry *e = wheel_expire(w, now, &budget);
+
+	CHECK(e || budget);
+	return e;
+}
+
+static void t_empty(void)
+{
+	struct wheel *w = &wheel;
+	unsigned int budget = 5;
+	u64 t;
+
+	wheel_init(w, 1234);
+	CHECK(!wheel_next_expiry(w, &t));
+	CHECK(!wheel_expire(w, 1000, &budget));
+	CHECK_EQ(w->clk, 1234);
+	CHECK(!wheel_expire(w, 5000, &budget));
+	CHECK_EQ(w->clk, 5000);
+	CHECK_EQ(budget, 5);
+	CHECK(!wheel_drain(w));
+	CHECK_EQ(w->count, 0);
+	check_layout(w);
+}
+
+static void t_sizes(void)
+{
+	CHECK_EQ(sizeof(struct wheel_entry), 24);
+	printf("#   sizeof(struct wheel_entry) %zu, sizeof(struct wheel) %zu\n",
+	       sizeof(struct wheel_entry), sizeof(struct wheel));
+}
+
+static void t_past_and_now(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a, b, c, *e;
+	unsigned int n = 0, l;
+	u64 t = 0;
+
+	wheel_init(w, 1000);
+	wheel_entry_init(&a);
+	wheel_entry_init(&b);
+	wheel_entry_init(&c);
+	wheel_add(w, &a, 5);
+	wheel_add(w, &b, 1000);
+	wheel_add(w, &c, 0);
+	CHECK(!hlist_empty(&w->due));
+	for (l = 0; l < WHEEL_LEVELS; l++)
+		CHECK_EQ(w->occupied[l], 0);
+	CHECK(wheel_entry_pending(&a));
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 1000);
+	check_layout(w);
+	/* A caller whose clock reads behind the wheel's gets nothing. */
+	CHECK(!expire_one(w, 999));
+	CHECK_EQ(w->count, 3);
+	while ((e = expire_one(w, 1000))) {
+		CHECK(e == &a || e == &b || e == &c);
+		CHECK(!wheel_entry_pending(e));
+		n++;
+	}
+	CHECK_EQ(n, 3);
+	CHECK_EQ(w->count, 0);
+	CHECK(!wheel_del(w, &a));
+	CHECK(!wheel_next_expiry(w, &t));
+	check_layout(w);
+}
+
+static void t_zero_budget(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a;
+	unsigned int budget = 0;
+
+	wheel_init(w, 0);
+	wheel_entry_init(&a);
+	wheel_add(w, &a, 0);
+	CHECK(!wheel_expire(w, 10, &budget));
+	CHECK(wheel_entry_pending(&a));
+	CHECK_EQ(w->clk, 0);
+	budget = 1;
+	CHECK(wheel_expire(w, 10, &budget) == &a);
+	CHECK_EQ(budget, 0);
+	CHECK(!wheel_expire(w, 10, &budget));
+}
+
+static void t_slot_boundary(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a, b, c;
+	u64 t = 0;
+
+	wheel_init(w, 0);
+	wheel_entry_init(&a);
+	wheel_entry_init(&b);
+	wheel_add(w, &a, 64);
+	wheel_add(w, &b, 63);
+	CHECK_EQ(w->occupied[0], 1ULL << 63);
+	CHECK_EQ(w->occupied[1], 1ULL << 1);
+	CHECK(w->slots[1][1].first == &a.node);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 63);
+	CHECK(!expire_one(w, 62));
+	CHECK_EQ(w->clk, 62);
+	CHECK(expire_one(w, 63) == &b);
+	CHECK(!expire_one(w, 63));
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 64);
+	CHECK(expire_one(w, 64) == &a);
+	CHECK_EQ(w->clk, 64);
+
+	/* Digit 1 of 128 is 2: slot 2 of level 1, starting right at 128. */
+	wheel_init(w, 70);
+	wheel_entry_init(&c);
+	wheel_add(w, &c, 128);
+	CHECK_EQ(w->occupied[1], 1ULL << 2);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 128);
+	CHECK(!expire_one(w, 127));
+	CHECK(expire_one(w, 128) == &c);
+	check_layout(w);
+}
+
+/*
+ * Put one entry at @base + @dist and check where it lands, what
+ * next_expiry says, and that a tickless driver (sleep until next_expiry,
+ * expire, repeat) gets it exactly at its tick, never before.
+ */
+static void one_entry(u64 base, u64 dist)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a;
+	u64 e = base + dist, t = 0, wakeups = 0, max_wakeups;
+	unsigned int l = digit_level(base, e);
+	struct wheel_entry *got;
+
+	wheel_init(w, base);
+	wheel_entry_init(&a);
+	wheel_add(w, &a, e);
+	if (l < WHEEL_LEVELS) {
+		CHECK(w->slots[l][(e >> (6 * l)) & 63].first == &a.node);
+		CHECK_EQ(w->occupied[l], 1ULL << ((e >> (6 * l)) & 63));
+	} else {
+		CHECK(w->overflow.first == &a.node);
+	}
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, expected_start(base, e));
+	check_layout(w);
+
+	/* One wake-up per level on the way down, plus the overflow passes. */
+	max_wakeups = l + 2 + ((e - base) >> WHEEL_HORIZON_BITS);
+	for (;;) {
+		if (cur_fail)		/* a broken wheel may never get there */
+			return;
+		if (!wheel_next_expiry(w, &t)) {
+			CHECK(0);
+			break;
+		}
+		CHECK(t <= e);
+		if (t > w->clk)
+			CHECK(!expire_one(w, t - 1));
+		got = expire_one(w, t);
+		if (got) {
+			CHECK(got == &a);
+			CHECK_EQ(t, e);
+			CHECK_EQ(w->clk, e);
+			break;
+		}
+		if (++wakeups > max_wakeups) {
+			CHECK(wakeups <= max_wakeups);
+			break;
+		}
+	}
+	CHECK_EQ(w->count, 0);
+
+	/* And a caller that jumps straight there gets it at once. */
+	wheel_init(w, base);
+	wheel_add(w, &a, e);
+	if (e > base)
+		CHECK(!expire_one(w, e - 1));
+	CHECK(expire_one(w, e) == &a);
+	CHECK_EQ(w->count, 0);
+}
+
+static void t_level_boundaries(void)
+{
+	static const u64 bases[] = {
+		0, 1, 63, 64, 4095, 0x123456789abcdefULL, (1ULL << 42) - 1,
+		1ULL << 42, 0x7fffffffffffffffULL, 0xfffffc0000000000ULL,
+		U64_MAX - (1ULL << 61),
+	};
+	unsigned int l, b, k;
+
+	for (l = 0; l <= 10; l++) {
+		u64 unit = 1ULL << (6 * l);
+		u64 dists[] = { unit - 1, unit, unit + 1 };
+
+		for (b = 0; b < ARRAY_SIZE(bases); b++) {
+			for (k = 0; k < 3 && !cur_fail; k++) {
+				if (!dists[k] || bases[b] > U64_MAX - dists[k])
+					continue;
+				one_entry(bases[b], dists[k]);
+			}
+		}
+		/* The same distances back from the end of time. */
+		for (k = 0; k < 3; k++)
+			if (dists[k])
+				one_entry(U64_MAX - dists[k], dists[k]);
+	}
+}
+
+static void t_overflow(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a, b, c, *e;
+	u64 t = 0;
+
+	wheel_init(w, 0);
+	wheel_entry_init(&a);
+	wheel_add(w, &a, 1ULL << 42);
+	CHECK(w->overflow.first == &a.node);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 1ULL << 42);
+	CHECK(!expire_one(w, (1ULL << 42) - 1));
+	CHECK(expire_one(w, 1ULL << 42) == &a);
+
+	wheel_init(w, 0);
+	wheel_add(w, &a, (1ULL << 42) + 5);
+	CHECK(!expire_one(w, 1ULL << 42));
+	CHECK_EQ(w->occupied[0], 1ULL << 5);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, (1ULL << 42) + 5);
+
+	/* Far entries travel back to overflow until their boundary comes. */
+	wheel_init(w, 17);
+	wheel_entry_init(&b);
+	wheel_entry_init(&c);
+	wheel_add(w, &b, (3ULL << 42) + 7);
+	wheel_add(w, &c, (5ULL << 42) + 9);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 1ULL << 42);
+	CHECK(!expire_one(w, 1ULL << 42));
+	CHECK(w->overflow.first);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 2ULL << 42);
+	CHECK(!expire_one(w, (3ULL << 42) + 6));
+	CHECK_EQ(w->clk, (3ULL << 42) + 6);
+	e = expire_one(w, (6ULL << 42));
+	CHECK(e == &b);
+	CHECK_EQ(w->clk, (3ULL << 42) + 7);
+	e = expire_one(w, (6ULL << 42));
+	CHECK(e == &c);
+	CHECK_EQ(w->clk, (5ULL << 42) + 9);
+	check_layout(w);
+}
+
+static void t_end_of_time(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a, b, *e;
+	unsigned int n = 0, budget;
+	u64 t = 0;
+
+	wheel_init(w, 0);
+	wheel_entry_init(&a);
+	wheel_entry_init(&b);
+	wheel_add(w, &a, U64_MAX);
+	CHECK(w->overflow.first == &a.node);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 1ULL << 42);
+	/*
+	 * Getting there from 0 in one call costs one pass over the overflow
+	 * list per 2^42 boundary below the last one (2^22 - 1 here), then
+	 * one per level on the way down.
+	 */
+	budget = 1U << 23;
+	CHECK(wheel_expire(w, U64_MAX, &budget) == &a);
+	CHECK_EQ((1U << 23) - budget, (1U << 22) - 1 + WHEEL_LEVELS);
+	CHECK_EQ(w->clk, U64_MAX);
+
+	wheel_init(w, U64_MAX - 5);
+	wheel_add(w, &a, U64_MAX - 3);
+	wheel_add(w, &b, U64_MAX);
+	while ((e = expire_one(w, U64_MAX)))
+		n++;
+	CHECK_EQ(n, 2);
+	CHECK_EQ(w->clk, U64_MAX);
+	/* At the end of time everything is due. */
+	wheel_add(w, &a, U64_MAX);
+	CHECK(!hlist_empty(&w->due));
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, U64_MAX);
+	CHECK(expire_one(w, U64_MAX) == &a);
+
+	wheel_init(w, U64_MAX);
+	wheel_add(w, &a, 0);
+	CHECK(expire_one(w, U64_MAX) == &a);
+
+	/*
+	 * With the clock's top bits all ones there is no next multiple of
+	 * 2^42, and nothing can be beyond the horizon: no warning.
+	 */
+	wheel_init(w, 0xfffffc0000000005ULL);
+	wheel_add(w, &a, U64_MAX);
+	CHECK(hlist_empty(&w->overflow));
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 0xfffffff000000000ULL);	/* level 6, slot 63 */
+	CHECK(!expire_one(w, U64_MAX - 1));
+	CHECK(expire_one(w, U64_MAX) == &a);
+	check_layout(w);
+}
+
+static void t_cancel(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a, b, c, d;
+	unsigned int budget;
+	u64 t = 0;
+
+	wheel_init(w, 0);
+	wheel_entry_init(&a);
+	wheel_entry_init(&b);
+	wheel_entry_init(&c);
+	wheel_entry_init(&d);
+
+	CHECK(!wheel_del(w, &a));		/* never added */
+	wheel_add(w, &a, 100);
+	CHECK(wheel_del(w, &a));
+	CHECK(!wheel_del(w, &a));		/* twice */
+	CHECK_EQ(w->count, 0);
+	CHECK_EQ(w->occupied[1], 0);		/* the only entry: bit cleared */
+	CHECK(!wheel_next_expiry(w, &t));
+
+	/* Three in one slot (64..127 at level 1): head is c, then b, then a. */
+	wheel_add(w, &a, 100);
+	wheel_add(w, &b, 101);
+	wheel_add(w, &c, 102);
+	CHECK(wheel_del(w, &b));		/* the middle */
+	CHECK_EQ(w->occupied[1], 1ULL << 1);
+	CHECK(wheel_del(w, &a));		/* the tail, not the only one */
+	CHECK_EQ(w->occupied[1], 1ULL << 1);
+	CHECK(wheel_del(w, &c));		/* the last one */
+	CHECK_EQ(w->occupied[1], 0);
+	check_layout(w);
+
+	/* Entries on due and overflow leave the bits alone. */
+	wheel_add(w, &a, 100);
+	wheel_add(w, &b, 0);
+	wheel_add(w, &c, U64_MAX);
+	CHECK(wheel_del(w, &b));
+	CHECK(wheel_del(w, &c));
+	CHECK_EQ(w->occupied[1], 1ULL << 1);
+	check_layout(w);
+
+	/* Handed out, then cancelled: too late, false. */
+	CHECK(expire_one(w, 100) == &a);
+	CHECK(!wheel_del(w, &a));
+
+	/* Drained, then cancelled. */
+	wheel_add(w, &a, 5000);
+	CHECK(wheel_drain(w) == &a);
+	CHECK(!wheel_del(w, &a));
+
+	/*
+	 * A slot spliced onto due and left half done: its entries' pprev
+	 * points at due now, and cancelling them must not clear the bit of
+	 * the slot, which has new entries meanwhile.
+	 */
+	wheel_init(w, 0);
+	wheel_add(w, &a, 4096 + 1);
+	wheel_add(w, &b, 4096 + 2);
+	budget = 1;
+	CHECK(!wheel_expire(w, 4096 + 2, &budget));	/* one cascaded */
+	CHECK_EQ(w->clk, 4096);
+	CHECK(!hlist_empty(&w->due));
+	wheel_add(w, &c, 4096 + 3);
+	wheel_add(w, &d, 4096 + 3);
+	CHECK(w->occupied[0] & (1ULL << 3));
+	if (w->due.first == &a.node)
+		CHECK(wheel_del(w, &a));
+	else
+		CHECK(wheel_del(w, &b));
+	CHECK(w->occupied[0] & (1ULL << 3));
+	check_layout(w);
+	/* The due list is empty again: the earliest is b's new slot. */
+	CHECK(hlist_empty(&w->due));
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 4096 + 2);
+}
+
+static void t_modify(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a;
+	u64 t = 0;
+
+	wheel_init(w, 0);
+	wheel_entry_init(&a);
+
+	wheel_add(w, &a, 1ULL << 33);			/* level 5 */
+	wheel_modify(w, &a, 10);			/* earlier */
+	CHECK_EQ(w->count, 1);
+	CHECK_EQ(w->occupied[5], 0);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 10);
+	wheel_modify(w, &a, 1ULL << 20);		/* later */
+	CHECK(!expire_one(w, 10));
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 1ULL << 20);
+	CHECK(!expire_one(w, (1ULL << 20) - 1));
+	CHECK(expire_one(w, 1ULL << 20) == &a);
+
+	/* Re-arming an entry that was handed out, as a periodic timer does. */
+	wheel_modify(w, &a, (1ULL << 20) + 64);
+	CHECK(wheel_entry_pending(&a));
+	CHECK_EQ(w->count, 1);
+	CHECK(expire_one(w, (1ULL << 20) + 64) == &a);
+
+	/* Into the past: due at once. */
+	wheel_add(w, &a, 1ULL << 30);
+	wheel_modify(w, &a, 5);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, w->clk);
+	CHECK(expire_one(w, w->clk) == &a);
+	CHECK_EQ(w->count, 0);
+	check_layout(w);
+}
+
+/* A slot of 100000 entries, expired seven entries' worth at a time. */
+static void big_slot(bool same_tick)
+{
+	const unsigned int n = 100000;
+	const u64 base = 5ULL << 18;			/* level 3, slot 5 */
+	struct wheel *w = &wheel;
+	struct wheel_entry *ents = calloc(n, sizeof(*ents)), *e;
+	u64 now = base + (1ULL << 18) - 1, t = 0, last = 0, units = 0, rounds = 0;
+	unsigned int i, out = 0, budget;
+	bool ordered = true, early = false, clk_ok = true;
+
+	if (!ents) {
+		CHECK(ents);
+		return;
+	}
+	wheel_init(w, 0);
+	for (i = 0; i < n; i++) {
+		wheel_entry_init(&ents[i]);
+		wheel_add(w, &ents[i],
+			  same_tick ? base : base + (i * 7919ULL) % (1ULL << 18));
+	}
+	CHECK_EQ(w->occupied[3], 1ULL << 5);
+	check_layout(w);
+	while (out < n) {
+		budget = 7;
+		while ((e = wheel_expire(w, now, &budget))) {
+			ordered &= e->expires >= last;
+			early |= e->expires > now;
+			clk_ok &= e->expires == w->clk;
+			last = e->expires;
+			out++;
+		}
+		units += 7 - budget;
+		if (++rounds > 10 * n) {
+			CHECK(rounds <= 10 * n);
+			break;
+		}
+		if (!budget || out == n)
+			continue;
+		/* Budget left over but entries remain: must not happen. */
+		CHECK(out == n);
+		break;
+	}
+	CHECK_EQ(out, n);
+	CHECK(ordered);
+	CHECK(!early);
+	CHECK(clk_ok);
+	CHECK(rounds >= (n + 6) / 7);
+	if (same_tick)
+		CHECK_EQ(units, n);	/* no cascade at all */
+	else
+		CHECK(units <= 4ULL * n);
+	CHECK_EQ(w->count, 0);
+	CHECK(!wheel_next_expiry(w, &t));
+	printf("#   %u entries %s: %llu rounds of budget 7, %llu units\n", n,
+	       same_tick ? "on one tick" : "spread over the slot",
+	       (unsigned long long)rounds, (unsigned long long)units);
+	free(ents);
+}
+
+static void t_budget_big_slot(void)
+{
+	big_slot(true);
+	big_slot(false);
+}
+
+/* While a slot is only part done, next_expiry says "now". */
+static void t_budget_next_expiry(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry ents[20];
+	unsigned int i, budget = 3;
+	u64 t = 0;
+
+	wheel_init(w, 0);
+	for (i = 0; i < 20; i++) {
+		wheel_entry_init(&ents[i]);
+		wheel_add(w, &ents[i], 4096 + i);
+	}
+	CHECK(!wheel_expire(w, 5000, &budget) || budget < 3);
+	while (wheel_expire(w, 5000, &budget))
+		;
+	CHECK_EQ(budget, 0);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK(t <= 5000 && t == w->clk);
+	check_layout(w);
+}
+
+static void t_next_expiry_random(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry ents[10];
+	u64 rng = 42, clk, t = 0, want;
+	unsigned int trial, i, n;
+
+	for (trial = 0; trial < 20000; trial++) {
+		clk = rng_next(&rng) >> (rng_next(&rng) % 64);
+		n = 1 + rng_next(&rng) % 10;
+		wheel_init(w, clk);
+		want = U64_MAX;
+		for (i = 0; i < n; i++) {
+			u64 e = sat_add(clk, rng_next(&rng) >>
+					(rng_next(&rng) % 64));
+
+			if (!(rng_next(&rng) % 8))
+				e = sat_sub(clk, rng_next(&rng) % 100);
+			wheel_entry_init(&ents[i]);
+			wheel_add(w, &ents[i], e);
+			if (expected_start(clk, e) < want)
+				want = expected_start(clk, e);
+		}
+		CHECK(wheel_next_expiry(w, &t));
+		CHECK_EQ(t, want);
+		/* Cancel them one by one; the answer follows. */
+		for (i = 0; i < n; i++) {
+			unsigned int j;
+
+			wheel_del(w, &ents[i]);
+			want = U64_MAX;
+			for (j = i + 1; j < n; j++)
+				if (expected_start(clk, ents[j].expires) < want)
+					want = expected_start(clk,
+							      ents[j].expires);
+			if (i + 1 < n) {
+				CHECK(wheel_next_expiry(w, &t));
+				CHECK_EQ(t, want);
+			} else {
+				CHECK(!wheel_next_expiry(w, &t));
+			}
+		}
+	}
+}
+
+static void t_drain(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry ents[8], *e;
+	static const u64 ticks[8] = {
+		0, 999, 1000, 1001, 1 << 20, 1ULL << 40, 1ULL << 50, U64_MAX,
+	};
+	unsigned int i, n = 0, seen = 0;
+	u64 t;
+
+	wheel_init(w, 1000);
+	for (i = 0; i < 8; i++) {
+		wheel_entry_init(&ents[i]);
+		wheel_add(w, &ents[i], ticks[i]);
+	}
+	while ((e = wheel_drain(w))) {
+		i = e - ents;
+		CHECK(i < 8);
+		CHECK(!(seen & (1U << i)));
+		seen |= 1U << i;
+		CHECK(!wheel_entry_pending(e));
+		/* Due ones first, the overflow last. */
+		if (n < 3)
+			CHECK(ticks[i] <= 1000);
+		if (n >= 6)
+			CHECK(ticks[i] >= 1ULL << 50);
+		n++;
+	}
+	CHECK_EQ(n, 8);
+	CHECK_EQ(seen, 0xff);
+	CHECK_EQ(w->count, 0);
+	for (i = 0; i < WHEEL_LEVELS; i++)
+		CHECK_EQ(w->occupied[i], 0);
+	CHECK(!wheel_next_expiry(w, &t));
+	CHECK(!expire_one(w, U64_MAX));
+	check_layout(w);
+}
+
+/* The best tick in the window, by brute force from the coarsest down. */
+static u64 slack_reference(u64 expires, u64 slack)
+{
+	u64 limit = sat_add(expires, slack), c;
+	int b;
+
+	if (!slack)
+		return expires;
+	if (!expires)
+		return 0;
+	for (b = 63; b >= 0; b--) {
+		u64 mask = (1ULL << b) - 1;
+
+		if (expires > U64_MAX - mask)
+			continue;
+		c = (expires + mask) & ~mask;
+		if (c <= limit)
+			return c;
+	}
+	return expires;
+}
+
+static int ctz(u64 x)
+{
+	return x ? __builtin_ctzll(x) : 64;
+}
+
+static void t_apply_slack(void)
+{
+	u64 e, s, r, rng = 7, i;
+	bool ok = true;
+	struct wheel_entry a;
+	unsigned int budget;
+
+	/* Every small window, against the most trailing zeros by search. */
+	for (e = 0; e <= 520; e++) {
+		for (s = 0; s <= 520; s++) {
+			u64 x, best = e;
+
+			r = wheel_apply_slack(e, s);
+			for (x = e; x <= e + s; x++)
+				if (ctz(x) > ctz(best))
+					best = x;
+			ok &= r >= e && r <= e + s && ctz(r) == ctz(best);
+			ok &= s || r == e;
+		}
+	}
+	CHECK(ok);
+
+	ok = true;
+	for (i = 0; i < 1000000; i++) {
+		e = rng_next(&rng) >> (rng_next(&rng) % 64);
+		s = i % 5 ? rng_next(&rng) >> (rng_next(&rng) % 64) : 0;
+		if (i % 7 == 0)
+			e = U64_MAX - rng_next(&rng) % 300;
+		r = wheel_apply_slack(e, s);
+		ok &= r == slack_reference(e, s);
+		ok &= r >= e && r <= sat_add(e, s);
+	}
+	CHECK(ok);
+
+	CHECK_EQ(wheel_apply_slack(12345, 0), 12345);
+	CHECK_EQ(wheel_apply_slack(0, 100), 0);
+	CHECK_EQ(wheel_apply_slack(U64_MAX, 1000), U64_MAX);
+	CHECK_EQ(wheel_apply_slack(U64_MAX - 3, 100), U64_MAX - 3);
+	CHECK_EQ(wheel_apply_slack(U64_MAX - 4, 100), U64_MAX - 3);
+	CHECK_EQ(wheel_apply_slack(1, U64_MAX), 1ULL << 63);
+	CHECK_EQ(wheel_apply_slack(1000, 24), 1024);
+	CHECK_EQ(wheel_apply_slack(1000, 23), 1008);
+
+	/* A coarse tick comes straight out of its slot: one budget unit. */
+	wheel_init(&wheel, 0);
+	wheel_entry_init(&a);
+	r = wheel_apply_slack(1000000, 1 << 18);
+	CHECK(ctz(r) >= 18);
+	wheel_add(&wheel, &a, r);
+	budget = 100;
+	CHECK(!wheel_expire(&wheel, r - 1, &budget));
+	CHECK_EQ(budget, 100);
+	CHECK(wheel_expire(&wheel, r, &budget) == &a);
+	CHECK_EQ(budget, 99);
+}
+
+static void t_add_pending_warns(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a;
+	unsigned long before = wheel_warnings;
+	u64 t = 0;
+
+	wheel_init(w, 0);
+	wheel_entry_init(&a);
+	wheel_add(w, &a, 100);
+	printf("#   (a WARNING is expected next)\n");
+	wheel_add(w, &a, 5000);
+	CHECK_EQ(wheel_warnings, before + 1);
+	CHECK_EQ(w->count, 1);
+	CHECK_EQ(w->occupied[1], 0);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 4096);
+	check_layout(w);
+	wheel_warnings = before;
+}
+
+static void t_clock_jumps(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a;
+	u64 t = 0;
+
+	/* Moving the clock below the earliest slot keeps every placement. */
+	wheel_init(w, 0);
+	wheel_entry_init(&a);
+	wheel_add(w, &a, (7ULL << 30) + 12345);
+	CHECK_EQ(w->occupied[5], 1ULL << 7);
+	CHECK(!expire_one(w, (7ULL << 30) - 1));
+	CHECK_EQ(w->clk, (7ULL << 30) - 1);
+	CHECK_EQ(w->occupied[5], 1ULL << 7);
+	check_layout(w);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 7ULL << 30);
+	CHECK(!expire_one(w, (7ULL << 30) + 12344));
+	CHECK(expire_one(w, (7ULL << 30) + 12345) == &a);
+}
+
+static void t_order(void)
+{
+	const unsigned int n = 20000;
+	struct wheel *w = &wheel;
+	struct wheel_entry *ents = calloc(n, sizeof(*ents)), *e;
+	u64 rng = 99, last = 0;
+	unsigned int i, out = 0;
+	bool ordered = true, exact = true;
+
+	if (!ents) {
+		CHECK(ents);
+		return;
+	}
+	wheel_init(w, 0);
+	for (i = 0; i < n; i++) {
+		wheel_entry_init(&ents[i]);
+		wheel_add(w, &ents[i], rng_next(&rng) >> (34 + i % 30));
+	}
+	while ((e = expire_one(w, 1ULL << 30))) {
+		ordered &= e->expires >= last;
+		exact &= e->expires == w->clk;
+		last = e->expires;
+		out++;
+	}
+	CHECK_EQ(out, n);
+	CHECK(ordered);
+	CHECK(exact);
+	free(ents);
+}
+
+/* The heap is the model test's reference and the benchmark's baseline. */
+static void t_heap(void)
+{
+	enum { N = 500 };
+	static struct heap_node nodes[N];
+	struct heap h;
+	u64 rng = 5, min;
+	unsigned int i, k, step;
+	bool ok = true;
+
+	CHECK(!heap_init(&h, 4));
+	for (i = 0; i < N; i++)
+		heap_node_init(&nodes[i]);
+	for (step = 0; step < 200000; step++) {
+		struct heap_node *x = &nodes[rng_next(&rng) % N];
+		u64 v = rng_next(&rng) % 1000;
+
+		switch (rng_next(&rng) % 4) {
+		case 0:
+			if (!heap_queued(x))
+				heap_push(&h, x, v);
+			break;
+		case 1:
+			if (heap_queued(x))
+				heap_remove(&h, x);
+			break;
+		case 2:
+			heap_modify(&h, x, v);
+			break;
+		default:
+			x = heap_pop(&h);
+			if (x) {
+				for (k = 0; k < N; k++)
+					ok &= !heap_queued(&nodes[k]) ||
+					      nodes[k].expires >= x->expires;
+			}
+			break;
+		}
+		if (step % 64)
+			continue;
+		ok &= !heap_verify(&h);
+		min = U64_MAX;
+		k = 0;
+		for (i = 0; i < N; i++) {
+			if (heap_queued(&nodes[i])) {
+				k++;
+				if (nodes[i].expires < min)
+					min = nodes[i].expires;
+			}
+		}
+		ok &= k == h.n && (!k || heap_peek(&h)->expires == min);
+	}
+	CHECK(ok);
+	heap_free(&h);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} tests[] = {
+	{ "sizes", t_sizes },
+	{ "empty wheel", t_empty },
+	{ "deadlines in the past and at the clock", t_past_and_now },
+	{ "zero budget", t_zero_budget },
+	{ "slot boundaries", t_slot_boundary },
+	{ "64^L - 1, 64^L, 64^L + 1 ahead, every level, many clocks",
+	  t_level_boundaries },
+	{ "past the horizon: the overflow list", t_overflow },
+	{ "U64_MAX and the clock near it", t_end_of_time },
+	{ "cancel: pending, twice, collected, drained, half-cascaded slot",
+	  t_cancel },
+	{ "modify earlier, later, re-arm, into the past", t_modify },
+	{ "100000 entries in one slot, budget 7 at a time", t_budget_big_slot },
+	{ "next_expiry while a slot is half done", t_budget_next_expiry },
+	{ "next_expiry against the slot starts, 20000 random wheels",
+	  t_next_expiry_random },
+	{ "drain", t_drain },
+	{ "apply_slack", t_apply_slack },
+	{ "add of a pending entry warns and re-arms", t_add_pending_warns },
+	{ "clock jumps keep placements", t_clock_jumps },
+	{ "hand-out in tick order, at the tick", t_order },
+	{ "reference heap", t_heap },
+};
+
+int main(void)
+{
+	unsigned int i, n = ARRAY_SIZE(tests), failed = 0;
+	unsigned long warnings;
+
+	printf("TAP version 13\n1..%u\n", n);
+	for (i = 0; i < n; i++) {
+		cur_fail = 0;
+		warnings = wheel_warnings;
+		tests[i].fn();
+		if (wheel_warnings != warnings) {
+			printf("#   unexpected WARNING from wheel.c\n");
+			cur_fail++;
+		}
+		printf("%sok %u - %s\n", cur_fail ? "not " : "", i + 1,
+		       tests[i].name);
+		failed += !!cur_fail;
+	}
+	printf("# %lu checks\n", checks);
+	printf("# Totals: pass:%u fail:%u xfail:0 xpass:0 skip:0 error:0\n",
+	       n - failed, failed);
+	return failed ? 1 : 0;
+}
