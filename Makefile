@@ -3,7 +3,7 @@
 # wheeltimer: everything is driven from here.
 #
 #   make            build wheeltimer.ko against the installed Debian headers
-#   make check      every test: userspace, then the selftests in a VM
+#   make check      every test: userspace, then the selftests in VMs
 #   make demo       load the module in a VM and show it at work
 #   make lint       checkpatch --strict and sparse
 #   make vm CMD=... run a command in a VM with the module loaded
@@ -35,7 +35,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 .PHONY: all module deps ksrc selftests check check-vm check-vm-debug \
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
 	wheelctl examples check-examples check-demo check-dkms check-man \
-	install uninstall dkms-install
+	install uninstall dkms-install check-wheel check-wheel-fuzz \
+	fuzz-core bench-core
 
 all: module
 
@@ -81,6 +82,40 @@ selftests: ksrc
 	$(MAKE) -C selftests/wheeltimer OUTPUT=$(KSFT_OUT)/wheeltimer \
 		KHDR_INCLUDES="-isystem $(CURDIR)/uapi" USERLDFLAGS=-static
 
+# The wheel core compiled in userspace (tools/testing/wheel): unit tests
+# and the model test, then the fuzzer for FUZZ_SECONDS.
+WHEEL_TESTS	= $(MAKE) --no-print-directory -C tools/testing/wheel O=$(BUILD)/wheel
+FUZZ_SECONDS	?= 60
+
+check-wheel:
+	@tools/deps build test
+	@echo "== the wheel core in userspace"
+	@mkdir -p $(BUILD)
+	@set -o pipefail; $(WHEEL_TESTS) check | tee $(BUILD)/check-wheel.log
+
+check-wheel-fuzz:
+	@tools/deps build test
+	@echo "== the wheel core under libFuzzer for $(FUZZ_SECONDS) s"
+	@mkdir -p $(BUILD)
+	@echo "# unit: wheel/fuzz" >$(BUILD)/check-wheel-fuzz.log
+	@if $(WHEEL_TESTS) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS) >$(BUILD)/wheel-fuzz.out 2>&1; \
+	then grep -E 'stat::number_of_executed_units' $(BUILD)/wheel-fuzz.out | \
+		sed 's/^/# /' >>$(BUILD)/check-wheel-fuzz.log; \
+		echo "ok 1 wheel/fuzz: $(FUZZ_SECONDS) s without a finding" >>$(BUILD)/check-wheel-fuzz.log; \
+	else tail -n 40 $(BUILD)/wheel-fuzz.out | sed 's/^/# /' >>$(BUILD)/check-wheel-fuzz.log; \
+		echo "not ok 1 wheel/fuzz" >>$(BUILD)/check-wheel-fuzz.log; fi
+	@cat $(BUILD)/check-wheel-fuzz.log
+	@! grep -q '^not ok' $(BUILD)/check-wheel-fuzz.log
+
+# Longer runs on demand: make fuzz-core FUZZ_SECONDS=3600
+fuzz-core:
+	@tools/deps build test
+	@$(WHEEL_TESTS) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+bench-core:
+	@tools/deps build
+	@$(WHEEL_TESTS) bench
+
 # The VM's root holds the kernel's runner and our test programs.
 VM_SELFTESTS = --add selftests/kselftest:/selftests/kselftest \
 	--add selftests/wheeltimer/settings:/selftests/wheeltimer/settings \
@@ -122,8 +157,8 @@ check:
 	else \
 		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
 	fi; \
-	for run in check-vm check-vm-debug check-examples check-demo \
-		check-dkms check-man; do \
+	for run in check-wheel check-wheel-fuzz check-vm check-vm-debug \
+		check-examples check-demo check-dkms check-man; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
