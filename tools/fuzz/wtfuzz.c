@@ -627,7 +627,7 @@ static void step_batch(struct model *m)
 {
 	static struct wt_op ops[WT_BATCH_MAX + 8], sent[WT_BATCH_MAX + 8];
 	struct wt_batch b = { 0 };
-	uint32_t count = below(4) ? 1 + below(16) : below(WT_BATCH_MAX + 1);
+	uint32_t count = below(20) ? 1 + below(16) : below(WT_BATCH_MAX + 1);
 	uint64_t now_lo, now_hi;
 	struct expect ox;
 	uint32_t i, code, ok = 0, applied;
@@ -1147,7 +1147,12 @@ int main(int argc, char **argv)
 	}
 	if (!seed)
 		seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
-	rng_state = seed | 1;
+	/* Nearby seeds must not give nearby streams. */
+	rng_state = (seed + 1) * 0x9e3779b97f4a7c15ULL ^ 0xd1b54a32d192ed03ULL;
+	if (!rng_state)
+		rng_state = 1;
+	for (i = 0; i < 8; i++)
+		rnd();
 	printf("wtfuzz: seed %#" PRIx64 ", %lu ioctls on %u files\n", seed,
 	       count, nfiles);
 	fflush(stdout);
