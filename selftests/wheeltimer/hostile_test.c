@@ -126,6 +126,7 @@ TEST_F(hostile, periodic_records_not_copied_are_not_rearmed)
 
 TEST_F(hostile, read_into_unmapped_or_readonly_memory_consumes_nothing)
 {
+	void *volatile null_buf = NULL;
 	struct wt_event ev[4];
 	__u64 ids[4];
 	char *ro;
@@ -134,7 +135,7 @@ TEST_F(hostile, read_into_unmapped_or_readonly_memory_consumes_nothing)
 	fire_n(_metadata, self->fd, 4, ids, 0, 0);
 	EXPECT_EQ(-1, read(self->fd, self->map + self->page, 4 * EV));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_EQ(-1, read(self->fd, NULL, 4 * EV));
+	EXPECT_EQ(-1, read(self->fd, null_buf, 4 * EV));
 	EXPECT_EQ(EFAULT, errno);
 	ro = mmap(NULL, self->page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
 		  -1, 0);
@@ -480,8 +481,11 @@ TEST_F(hostile, two_processes_reading_one_file_get_each_record_once)
 	ASSERT_LE(0, pid);
 	/* Both read while the parent's clock moves: the file is shared. */
 	for (;;) {
-		if (pid)
+		if (pid) {
 			wt_advance(self->fd, 10 * USEC);
+			/* Give the child its chance at what just fired. */
+			usleep(200);
+		}
 		n = wt_read(self->fd, ev, 1 + (total % 32));
 		if (n == -EAGAIN) {
 			if (wt_fdinfo(self->fd, "live") == 0)
@@ -512,6 +516,82 @@ TEST_F(hostile, two_processes_reading_one_file_get_each_record_once)
 	EXPECT_EQ(N, total + n);
 	EXPECT_EQ(N, wt_fdinfo(self->fd, "delivered"));
 	munmap(seen, N + 1);
+}
+
+/* The wall clock as it would read had nobody set it since @real0, @mono0. */
+static void restore_wall_clock(__u64 real0, __u64 mono0)
+{
+	__u64 real = real0 + (wt_clock_ns(CLOCK_MONOTONIC) - mono0);
+	struct timespec ts = { real / SEC, real % SEC };
+
+	clock_settime(CLOCK_REALTIME, &ts);
+}
+
+static int shift_wall_clock(__s64 delta)
+{
+	__u64 real = wt_clock_ns(CLOCK_REALTIME) + delta;
+	struct timespec ts = { real / SEC, real % SEC };
+
+	return clock_settime(CLOCK_REALTIME, &ts);
+}
+
+/*
+ * Whoever sets the wall clock (root, NTP) is hostile to a CLOCK_REALTIME
+ * file: set back, nothing may fire before the wall clock reaches it, even
+ * a timeout added after the step, whose tick the wheel has already passed.
+ */
+TEST_F_TIMEOUT(hostile, wall_clock_set_back_never_fires_early, 120)
+{
+	struct pollfd p = { .events = POLLIN };
+	__u64 real0, mono0, id1, id2, now;
+	struct wt_event ev;
+	int r;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid() != 0)
+		SKIP(return, "setting the clock needs root");
+	p.fd = self->fd;
+	ASSERT_EQ(0, wt_config(self->fd, 100 * USEC, CLOCK_REALTIME, 0, 0));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	real0 = wt_clock_ns(CLOCK_REALTIME);
+	mono0 = wt_clock_ns(CLOCK_MONOTONIC);
+
+	/* One fires and is read: the wheel's clock has moved on. */
+	ASSERT_EQ(0, wt_add(self->fd, MSEC, &id1));
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+	/* One pending when the clock goes back 10 s. */
+	ASSERT_EQ(0, wt_add(self->fd, 300 * MSEC, &id1));
+	if (shift_wall_clock(-10 * (__s64)SEC))
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	/* One added after the step, 200 ms from the new reading. */
+	r = wt_add(self->fd, 200 * MSEC, &id2);
+	EXPECT_EQ(0, r);
+
+	/* 600 ms later by the monotonic clock, only the second may be due. */
+	usleep(600000);
+	while (poll(&p, 1, 5000) == 1 && wt_read(self->fd, &ev, 1) == 1) {
+		now = wt_clock_ns(CLOCK_REALTIME);
+		EXPECT_EQ(id2, ev.id);
+		EXPECT_LE(ev.deadline, ev.fired_at);
+		EXPECT_LE(ev.deadline, now) TH_LOG("read %llu ns before the deadline",
+			(unsigned long long)(ev.deadline - now));
+		if (ev.id == id2)
+			break;
+	}
+	EXPECT_EQ(-ENOENT, wt_cancel(self->fd, id2));
+	EXPECT_EQ(-EAGAIN, wt_read(self->fd, &ev, 1));
+
+	/* Forward again: the first comes due at once, not early either. */
+	restore_wall_clock(real0, mono0);
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+	EXPECT_EQ(id1, ev.id);
+	EXPECT_LE(ev.deadline, ev.fired_at);
+	EXPECT_LE(ev.deadline, wt_clock_ns(CLOCK_REALTIME));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
+	ksft_print_msg("rebuilds after the step: %llu\n",
+		       (unsigned long long)wt_fdinfo(self->fd, "rebuilds"));
 }
 
 TEST_HARNESS_MAIN
