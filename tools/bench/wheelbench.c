@@ -97,6 +97,7 @@ static struct {
 	unsigned int nlevels;
 	unsigned long expiry_n;
 	unsigned long late_n;
+	unsigned long rearm_n;
 	__u64 late_span;
 	double build_cap_sec;
 	double round_cap_sec;
@@ -570,6 +571,70 @@ static void mech_cancel(struct mech *m, unsigned long n, const __u64 *h)
 			io_uring_prep_timeout_remove(sqe, h[i], 0);
 			io_uring_sqe_set_data64(sqe, h[i] | REMOVE_TAG);
 			if (i % m->batch == m->batch - 1 || i == n - 1)
+				uring_submit(m);
+		}
+		break;
+	}
+}
+
+/*
+ * Move the @n pending timeouts @h to the deadlines @dl, m->batch per
+ * system call: WT_OP_MODIFY, timerfd_settime(), IORING_OP_TIMEOUT_REMOVE
+ * with IORING_TIMEOUT_UPDATE.
+ */
+static void mech_modify(struct mech *m, unsigned long n, const __u64 *h,
+			const __u64 *dl)
+{
+	struct itimerspec its = { 0 };
+	unsigned long i = 0, j;
+	struct io_uring_sqe *sqe;
+	unsigned int c;
+
+	switch (m->kind) {
+	case WT:
+		while (i < n) {
+			c = n - i < m->batch ? n - i : m->batch;
+			for (j = 0; j < c; j++) {
+				memset(&m->ops[j], 0, sizeof(m->ops[j]));
+				m->ops[j].op = WT_OP_MODIFY;
+				m->ops[j].flags = WT_ABSTIME;
+				m->ops[j].id = h[i + j];
+				m->ops[j].deadline = dl[i + j];
+			}
+			if (c == 1) {
+				if (ioctl(m->fd, WT_IOC_MODIFY, &m->ops[0]) &&
+				    !m->ops[0].error)
+					die("WT_IOC_MODIFY: %s", strerror(errno));
+			} else {
+				wt_batch_call(m, c);
+			}
+			for (j = 0; j < c; j++)
+				if (m->ops[j].status != WT_STATUS_PENDING)
+					m->errors++;
+			i += c;
+		}
+		break;
+	case TFD:
+		for (i = 0; i < n; i++) {
+			its.it_value.tv_sec = dl[i] / NSEC_PER_SEC;
+			its.it_value.tv_nsec = dl[i] % NSEC_PER_SEC;
+			if (timerfd_settime((int)h[i], TFD_TIMER_ABSTIME, &its,
+					    NULL))
+				die("timerfd_settime: %s", strerror(errno));
+		}
+		break;
+	case URING:
+		for (i = 0; i < n; i++) {
+			c = i % m->batch;
+			m->ts[c].tv_sec = dl[i] / NSEC_PER_SEC;
+			m->ts[c].tv_nsec = dl[i] % NSEC_PER_SEC;
+			sqe = io_uring_get_sqe(&m->ring);
+			if (!sqe)
+				die("io_uring: no SQE");
+			io_uring_prep_timeout_update(sqe, &m->ts[c], h[i],
+						     IORING_TIMEOUT_ABS);
+			io_uring_sqe_set_data64(sqe, h[i] | REMOVE_TAG);
+			if (c == m->batch - 1 || i == n - 1)
 				uring_submit(m);
 		}
 		break;
@@ -1187,6 +1252,123 @@ static void test_scale(void)
 	free(ck);
 }
 
+/* --- re-arm ---------------------------------------------------------- */
+
+/*
+ * Re-arm (modify) timeouts that are pending, as a lease renewal or a
+ * keepalive does: each mechanism holds cfg.rearm_n timeouts an hour away
+ * and moves them, oldest first, to new deadlines an hour away, in rounds
+ * that take turns chunk by chunk.
+ */
+static void test_rearm(void)
+{
+	const unsigned int n = ARRAY_SIZE(churn_mechs);
+	const unsigned long np = cfg.rearm_n;
+	__u64 *pend[ARRAY_SIZE(churn_mechs)], *dl, *ck, t[ARRAY_SIZE(churn_mechs)];
+	static __u64 v[ARRAY_SIZE(churn_mechs)][MAX_ROUNDS];
+	unsigned long next[ARRAY_SIZE(churn_mechs)] = { 0 };
+	unsigned long done[ARRAY_SIZE(churn_mechs)];
+	__u64 tm[ARRAY_SIZE(churn_mechs)], t0, t1, start, res;
+	unsigned int k, round, chunk, j, nm = 0;
+	char rbuf[32];
+	struct mech *m;
+
+	dl = xcalloc(np, sizeof(*dl));
+	ck = xcalloc(np, sizeof(*ck));
+	for (k = 0; k < n; k++) {
+		m = &churn_mechs[k];
+		pend[k] = xcalloc(np, sizeof(**pend));
+		if (m->fd_per_timeout)
+			continue;
+		mech_open(m);
+		t0 = now_ns();
+		for (j = 0; j < np; j++) {
+			dl[j] = t0 + HOUR_NS + rnd() % (60 * NSEC_PER_SEC);
+			ck[j] = j;
+		}
+		if (mech_arm(m, np, dl, ck, pend[k]) != np)
+			die("%s: could not arm %lu", m->name, np);
+	}
+	csv_begin("rearm_raw", "mechanism", "pending", "round", "modify_ns",
+		  "ops", NULL);
+	for (round = 0; round <= cfg.rounds && round <= MAX_ROUNDS; round++) {
+		memset(done, 0, sizeof(done));
+		memset(tm, 0, sizeof(tm));
+		start = now_ns();
+		do {
+			for (k = 0; k < n; k++) {
+				m = &churn_mechs[k];
+				if (m->fd_per_timeout)
+					continue;
+				chunk = m->batch > 64 ? m->batch : 64;
+				if (next[k] + chunk > np)
+					next[k] = 0;
+				t0 = now_ns();
+				for (j = 0; j < chunk; j++)
+					dl[j] = t0 + HOUR_NS + rnd() % (60 * NSEC_PER_SEC);
+				t0 = now_ns();
+				mech_modify(m, chunk, pend[k] + next[k], dl);
+				t1 = now_ns();
+				tm[k] += t1 - t0 - clock_cost;
+				done[k] += chunk;
+				next[k] += chunk;
+			}
+		} while (now_ns() - start < cfg.round_cap_sec * NSEC_PER_SEC);
+		if (!round)
+			continue;
+		for (k = 0; k < n; k++) {
+			if (!done[k])
+				continue;
+			v[k][round - 1] = tm[k] / done[k];
+			printf("%s,%lu,%u,%llu,%lu\n", churn_mechs[k].name, np,
+			       round, v[k][round - 1], done[k]);
+		}
+		nm = round;
+	}
+	csv_end("rearm_raw");
+
+	printf("\n## re-arm: modify one of %lu pending (ns per timeout, median of %u rounds)\n",
+	       np, nm);
+	for (k = 0; k < n; k++) {
+		t[k] = churn_mechs[k].fd_per_timeout ? 0 : median(v[k], nm);
+		m = &churn_mechs[k];
+		if (!m->fd_per_timeout) {
+			if (m->errors) {
+				printf("# %s: %ld modifies did not find their timeout\n",
+				       m->name, m->errors);
+				sanity_failures++;
+			}
+			if (m->kind == TFD)
+				tfd_close_pending(pend[k], np);
+			mech_close(m);
+		}
+		free(pend[k]);
+	}
+	csv_begin("rearm", "mechanism", "batch", "pending", "modify_ns",
+		  "ratio_wt1", "ratio_wt1024", NULL);
+	for (k = 0; k < n; k++)
+		if (t[k])
+			printf("%s,%u,%lu,%llu,%.3f,%.3f\n", churn_mechs[k].name,
+			       churn_mechs[k].batch, np, t[k],
+			       (double)t[k] / t[0], (double)t[k] / t[2]);
+	csv_end("rearm");
+	printf("%-16s %6s %10s %8s %9s\n", "mechanism", "batch", "modify",
+	       "x wt/1", "x wt/1024");
+	for (k = 0; k < n; k++) {
+		if (!t[k])
+			continue;
+		res = t[k];
+		ratio_str(rbuf, sizeof(rbuf), res, t[0]);
+		printf("%-16s %6u %10llu %8s", churn_mechs[k].name,
+		       churn_mechs[k].batch, res, rbuf);
+		ratio_str(rbuf, sizeof(rbuf), res, t[2]);
+		printf(" %9s\n", rbuf);
+	}
+	fflush(stdout);
+	free(dl);
+	free(ck);
+}
+
 /* --- expiry throughput ----------------------------------------------- */
 
 static __u64 expiry_res[ARRAY_SIZE(expiry_mechs)];
@@ -1514,7 +1696,7 @@ static void verdicts(bool did_churn, bool did_scale, bool did_late)
 static void help(void)
 {
 	printf("usage: wheelbench [-q] [-r ROUNDS] [-n N,N,...] [-i SEC] [TEST...]\n"
-	       "tests: churn scale expiry lateness (default: all)\n"
+	       "tests: churn rearm scale expiry lateness (default: all)\n"
 	       "  -q  quick: small sizes, few rounds (a smoke test of seconds)\n"
 	       "  -r  rounds per measurement, the median is reported\n"
 	       "  -n  pending counts for the scale test (default 1000,100000,1000000)\n"
@@ -1523,7 +1705,7 @@ static void help(void)
 
 int main(int argc, char **argv)
 {
-	bool all, do_churn, do_scale, do_expiry, do_late;
+	bool all, do_churn, do_rearm, do_scale, do_expiry, do_late;
 	struct timespec t0, t1;
 	char *p, *tok;
 	__u64 a, b;
@@ -1537,6 +1719,7 @@ int main(int argc, char **argv)
 	cfg.nlevels = 3;
 	cfg.expiry_n = 100000;
 	cfg.late_n = 2000;
+	cfg.rearm_n = 10000;
 	cfg.late_span = 2 * NSEC_PER_SEC;
 	cfg.build_cap_sec = 120;
 	cfg.round_cap_sec = 0.25;
@@ -1552,6 +1735,7 @@ int main(int argc, char **argv)
 			cfg.nlevels = 2;
 			cfg.expiry_n = 2000;
 			cfg.late_n = 200;
+			cfg.rearm_n = 2048;
 			cfg.late_span = 200 * NSEC_PER_MSEC;
 			cfg.build_cap_sec = 10;
 			cfg.round_cap_sec = 0.05;
@@ -1582,6 +1766,7 @@ int main(int argc, char **argv)
 	do_scale = all;
 	do_expiry = all;
 	do_late = all;
+	do_rearm = all;
 	for (i = optind; i < argc; i++) {
 		if (!strcmp(argv[i], "churn"))
 			do_churn = true;
@@ -1589,6 +1774,8 @@ int main(int argc, char **argv)
 			do_scale = true;
 		else if (!strcmp(argv[i], "expiry"))
 			do_expiry = true;
+		else if (!strcmp(argv[i], "rearm"))
+			do_rearm = true;
 		else if (!strcmp(argv[i], "lateness"))
 			do_late = true;
 		else
@@ -1608,6 +1795,8 @@ int main(int argc, char **argv)
 
 	if (do_churn)
 		test_churn();
+	if (do_rearm)
+		test_rearm();
 	if (do_scale)
 		test_scale();
 	if (do_expiry)
