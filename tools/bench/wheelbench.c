@@ -357,10 +357,22 @@ static void mech_open(struct mech *m)
 		m->npool = 0;
 		break;
 	case URING:
+		/*
+		 * io_uring at its cheapest for one thread: completions run as
+		 * task work on the way back to userspace (no IPI). Older
+		 * kernels lack the flags: plain setup then.
+		 */
 		memset(&p, 0, sizeof(p));
-		p.flags = IORING_SETUP_CQSIZE;
+		p.flags = IORING_SETUP_CQSIZE | IORING_SETUP_COOP_TASKRUN |
+			  IORING_SETUP_SINGLE_ISSUER;
 		p.cq_entries = URING_CQ;
 		ret = io_uring_queue_init_params(URING_SQ, &m->ring, &p);
+		if (ret == -EINVAL) {
+			memset(&p, 0, sizeof(p));
+			p.flags = IORING_SETUP_CQSIZE;
+			p.cq_entries = URING_CQ;
+			ret = io_uring_queue_init_params(URING_SQ, &m->ring, &p);
+		}
 		if (ret)
 			die("io_uring_queue_init: %s", strerror(-ret));
 		if (!m->ts)
