@@ -377,34 +377,61 @@ TEST_F(real, a_blocked_read_is_interrupted_or_restarted_by_signals)
 TEST_F(real, the_hrtimer_is_programmed_only_for_an_earlier_deadline)
 {
 	/*
-	 * Deadlines far enough away that none fires (nor cascades) while
-	 * the test runs, even on a slow debug kernel under emulation.
+	 * The hrtimer is armed for the start of the wheel's earliest
+	 * non-empty slot. Deadlines on slot starts of one level L, in the
+	 * same level-(L + 1) slot as the wheel's clock and at least one
+	 * level-L slot (minutes) away, are each the start of their own slot:
+	 * the armed tick is then the earliest deadline, and nothing fires or
+	 * cascades while the test runs, however slow the machine.
 	 */
-	__u64 secs[] = { 60, 120, 90, 30 }, id[4], programs;
+	const __u64 res = 1 * MSEC;
+	__u64 at[] = { 2, 4, 3, 1, 5, 0 }, id[6], programs, expect;
+	__u64 clk, digit = 0, slot = 0, top;
+	unsigned int level;
 	int i;
 
 	if (self->fd < 0)
 		return;
+	clk = wt_fdinfo(self->fd, "clk");
+	for (level = 3; level < 7; level++) {
+		digit = (clk >> (6 * level)) & 63;
+		if (digit + 2 + 5 < 64)
+			break;
+	}
+	if (level == 7)
+		SKIP(return, "no room after the wheel's clock %llu", clk);
+	slot = 1ULL << (6 * level);
+	top = clk & ~(slot * 64 - 1);
+#define TICK(k) (top + (digit + 2 + (k)) * slot)
+
 	programs = wt_fdinfo(self->fd, "hrtimer_programs");
-	ASSERT_EQ(0, wt_add(self->fd, secs[0] * SEC, &id[0]));
-	EXPECT_EQ(programs + 1, wt_fdinfo(self->fd, "hrtimer_programs"));
-	/* Later deadlines do not move it. */
-	ASSERT_EQ(0, wt_add(self->fd, secs[1] * SEC, &id[1]));
-	ASSERT_EQ(0, wt_add(self->fd, secs[2] * SEC, &id[2]));
-	EXPECT_EQ(programs + 1, wt_fdinfo(self->fd, "hrtimer_programs"));
-	/* An earlier one does. */
-	ASSERT_EQ(0, wt_add(self->fd, secs[3] * SEC, &id[3]));
-	EXPECT_EQ(programs + 2, wt_fdinfo(self->fd, "hrtimer_programs"));
-	/* Cancelling the earliest does not: it may fire once for nothing. */
-	EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id[3]));
-	EXPECT_EQ(programs + 2, wt_fdinfo(self->fd, "hrtimer_programs"));
-	/* Nothing pending: nothing armed, and no more programming. */
-	for (i = 0; i < 3; i++)
-		EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id[i]));
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(0, wt_add_abs(self->fd, TICK(at[i]) * res, &id[i]));
+		/* Only a new earliest deadline re-arms it: 2, 1 and 0. */
+		expect = programs + 1 + (i >= 3) + (i >= 5);
+		EXPECT_EQ(expect, wt_fdinfo(self->fd, "hrtimer_programs"))
+			TH_LOG("after adding the deadline at %llu", at[i]);
+		if (i == 3) {
+			EXPECT_EQ(TICK(1),
+				  wt_fdinfo(self->fd, "hrtimer_armed_tick"));
+			/* Cancelling the earliest does not re-arm it. */
+			EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id[3]));
+			EXPECT_EQ(expect,
+				  wt_fdinfo(self->fd, "hrtimer_programs"));
+		}
+	}
+	EXPECT_EQ(TICK(0), wt_fdinfo(self->fd, "hrtimer_armed_tick"));
+#undef TICK
+
+	/* Nothing pending: nothing armed, and it stays that way. */
+	for (i = 0; i < 6; i++)
+		if (i != 3)
+			EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id[i]));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "pending"));
 	EXPECT_TRUE(wt_fdinfo_has(self->fd, "hrtimer_armed_tick:\t-\n"));
-	programs = wt_fdinfo(self->fd, "hrtimer_programs");
+	expect = wt_fdinfo(self->fd, "hrtimer_programs");
 	usleep(100000);
-	EXPECT_EQ(programs, wt_fdinfo(self->fd, "hrtimer_programs"));
+	EXPECT_EQ(expect, wt_fdinfo(self->fd, "hrtimer_programs"));
 }
 
 TEST_HARNESS_MAIN
