@@ -228,8 +228,10 @@ struct wt_batch {
 /* Flags of &struct wt_config.flags. */
 /**
  * WT_CONFIG_VIRTUAL - time stands still except for WT_IOC_ADVANCE; no
- * timer interrupt is ever armed. The virtual clock starts at 0 each time
- * the configuration is set.
+ * timer interrupt is ever armed, and timeouts fire only during an
+ * advance (one added already due fires at the next, an advance by 0
+ * included). The virtual clock starts at 0 each time the configuration
+ * is set.
  */
 #define WT_CONFIG_VIRTUAL	_BITULL(0)
 
