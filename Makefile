@@ -142,7 +142,8 @@ debug-module: debug-kernel
 
 check-vm-debug: debug-module selftests
 	@echo "== selftests on the debug kernel"
-	@set -o pipefail; $(VM) --kernel $(DEBUG_TREE)/arch/x86/boot/bzImage \
+	@set -o pipefail; $(VM) --timeout 2400 \
+		--kernel $(DEBUG_TREE)/arch/x86/boot/bzImage \
 		--module $(DEBUG_MOD)/module/wheeltimer.ko $(VM_SELFTESTS) | \
 		tee $(BUILD)/check-vm-debug.log
 
