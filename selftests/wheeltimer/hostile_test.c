@@ -44,12 +44,6 @@ FIXTURE_TEARDOWN(hostile)
 		munmap(self->map, 2 * self->page);
 }
 
-#define SKIP_WITHOUT_DEVICE() do { \
-	if (self->fd < 0) \
-		SKIP(return, "%s: %s", WT_DEV, strerror(errno)); \
-	ASSERT_NE(MAP_FAILED, self->map); \
-} while (0)
-
 /* @n one-shot timeouts on a virtual clock, all fired; their ids in @ids. */
 static void fire_n(struct __test_metadata *_metadata, int fd, unsigned int n,
 		   __u64 *ids, __u64 flags, __u64 period)
@@ -72,7 +66,9 @@ TEST_F(hostile, read_buffer_faulting_halfway_keeps_the_rest_queued)
 	char *buf;
 	int r, got, i;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	fire_n(_metadata, self->fd, N, ids, 0, 0);
 	/* FIT whole records and half of one more before the hole. */
 	buf = self->map + self->page - FIT * EV - EV / 2;
@@ -106,7 +102,9 @@ TEST_F(hostile, periodic_records_not_copied_are_not_rearmed)
 	char *buf;
 	int r, got, i;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	fire_n(_metadata, self->fd, N, ids, WT_FIXED_RATE, 1000 * USEC);
 	buf = self->map + self->page - FIT * EV - 8;
 	r = read(self->fd, buf, N * EV);
@@ -126,12 +124,15 @@ TEST_F(hostile, periodic_records_not_copied_are_not_rearmed)
 
 TEST_F(hostile, read_into_unmapped_or_readonly_memory_consumes_nothing)
 {
-	void *volatile null_buf = NULL;
+	/* NULL, out of the compiler's sight: read(NULL) is what we test. */
+	void *null_buf = (void *)(uintptr_t)atoi("0");
 	struct wt_event ev[4];
 	__u64 ids[4];
 	char *ro;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	fire_n(_metadata, self->fd, 4, ids, 0, 0);
 	EXPECT_EQ(-1, read(self->fd, self->map + self->page, 4 * EV));
 	EXPECT_EQ(EFAULT, errno);
@@ -169,7 +170,9 @@ TEST_F(hostile, batch_crossing_into_unmapped_memory_applies_nothing)
 	struct wt_op *ops;
 	size_t over;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	for (over = 8; over <= sizeof(*ops); over += 24) {
 		ops = ops_at_hole(self->map, self->page, 8, over);
 		b.ops = (uintptr_t)ops;
@@ -210,7 +213,9 @@ TEST_F(hostile, batch_in_readonly_memory_applies_nothing)
 	__u64 id;
 	unsigned int i;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	/* A live timeout that a read-only CANCEL must not touch. */
 	ASSERT_EQ(0, wt_add(self->fd, SEC, &id));
 	ops = (struct wt_op *)self->map;
@@ -247,10 +252,12 @@ TEST_F(hostile, every_ioctl_with_a_bad_pointer_is_efault)
 			self->map + self->page - 4 };
 	unsigned int c, b;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	ASSERT_EQ(0, wt_virtual(self->fd, USEC));
-	for (c = 0; c < sizeof(cmds) / sizeof(cmds[0]); c++) {
-		for (b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+	for (c = 0; c < ARRAY_SIZE(cmds); c++) {
+		for (b = 0; b < ARRAY_SIZE(bad); b++) {
 			EXPECT_EQ(-1, ioctl(self->fd, cmds[c], bad[b]));
 			EXPECT_EQ(EFAULT, errno) TH_LOG("cmd %#lx ptr %p",
 							cmds[c], bad[b]);
@@ -333,7 +340,9 @@ TEST_F(hostile, signal_interrupts_a_blocking_read_with_eintr)
 	pthread_t t;
 	__u64 id;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));	/* no SA_RESTART */
 	bt.b.fd = self->fd;
 	/* A timeout far away: the read has to block. */
@@ -360,7 +369,9 @@ TEST_F(hostile, signal_with_sa_restart_restarts_the_read)
 	int before;
 	__u64 id;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	ASSERT_EQ(0, sigaction(SIGUSR2, &sa, NULL));
 	bt.b.fd = self->fd;
 	ASSERT_EQ(0, pthread_create(&t, NULL, blocked_reader_tid, &bt));
@@ -384,7 +395,9 @@ TEST_F(hostile, sigkill_in_a_blocking_read_leaves_the_file_usable)
 	int status;
 	__u64 id;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -411,7 +424,9 @@ TEST_F(hostile, max_pending_exhaustion_of_one_file_spares_another)
 	int other, r;
 	__u64 id;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	ASSERT_EQ(0, wt_config(self->fd, WT_RESOLUTION_DEFAULT, CLOCK_MONOTONIC,
 			       WT_CONFIG_VIRTUAL, MAX));
 	for (i = 0; i < MAX; i++)
@@ -462,7 +477,9 @@ TEST_F(hostile, two_processes_reading_one_file_get_each_record_once)
 	int pipefd[2], i, n, status, dup = 0, total = 0;
 	pid_t pid;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	seen = mmap(NULL, N + 1, PROT_READ | PROT_WRITE,
 		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, seen);
@@ -547,7 +564,9 @@ TEST_F_TIMEOUT(hostile, wall_clock_set_back_never_fires_early, 120)
 	struct wt_event ev;
 	int r;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
 	if (geteuid() != 0)
 		SKIP(return, "setting the clock needs root");
 	p.fd = self->fd;
@@ -574,8 +593,8 @@ TEST_F_TIMEOUT(hostile, wall_clock_set_back_never_fires_early, 120)
 		now = wt_clock_ns(CLOCK_REALTIME);
 		EXPECT_EQ(id2, ev.id);
 		EXPECT_LE(ev.deadline, ev.fired_at);
-		EXPECT_LE(ev.deadline, now) TH_LOG("read %llu ns before the deadline",
-			(unsigned long long)(ev.deadline - now));
+		EXPECT_LE(ev.deadline, now)
+			TH_LOG("read %llu ns early", ev.deadline - now);
 		if (ev.id == id2)
 			break;
 	}

@@ -323,11 +323,6 @@ FIXTURE_TEARDOWN(stress)
 		close(self->fd);
 }
 
-#define SKIP_WITHOUT_DEVICE() do { \
-	if (self->fd < 0) \
-		SKIP(return, "%s: %s", WT_DEV, strerror(errno)); \
-} while (0)
-
 TEST_F_TIMEOUT(stress, mixed_ops_with_reopen_fired_plus_cancelled_is_added, 900)
 {
 	pthread_t th[ADDERS + MODIFIERS + CANCELLERS + READERS + CHURNERS];
@@ -335,7 +330,8 @@ TEST_F_TIMEOUT(stress, mixed_ops_with_reopen_fired_plus_cancelled_is_added, 900)
 	struct mixed *s;
 	long waited;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
 	s = calloc(1, sizeof(*s));
 	ASSERT_NE(NULL, s);
 	s->fd = self->fd;
@@ -379,14 +375,15 @@ TEST_F_TIMEOUT(stress, mixed_ops_with_reopen_fired_plus_cancelled_is_added, 900)
 		both += atomic_load(&s->fate[i]) == 3;
 		neither += atomic_load(&s->fate[i]) == 0;
 	}
-	ksft_print_msg("mixed: added %ld = read %ld + cancelled %ld (%ld of them withdrawn after firing); modified %ld pending, %ld withdrawn, %ld ENOENT\n",
+	ksft_print_msg("mixed: added %ld = read %ld + cancelled %ld (%ld after firing)\n",
 		       atomic_load(&s->added), atomic_load(&s->read),
 		       atomic_load(&s->cancelled),
-		       atomic_load(&s->cancel_withdrawn),
+		       atomic_load(&s->cancel_withdrawn));
+	ksft_print_msg("mixed: modified %ld pending, %ld withdrawn, %ld ENOENT\n",
 		       atomic_load(&s->modified_pending),
 		       atomic_load(&s->modified_withdrawn),
 		       atomic_load(&s->modify_enoent));
-	ksft_print_msg("mixed: %ld files opened and closed by churners, %ld checked, %ld inconsistent\n",
+	ksft_print_msg("mixed: churners: %ld files, %ld checked, %ld inconsistent\n",
 		       atomic_load(&s->churn_opened),
 		       atomic_load(&s->churn_checked),
 		       atomic_load(&s->churn_bad));
@@ -493,7 +490,8 @@ TEST_F_TIMEOUT(stress, a_million_due_at_once_others_keep_working, 900)
 	struct flood s = {};
 	int probe;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
 	s.fd = self->fd;
 	s.total = total;
 	ops = calloc(WT_BATCH_MAX, sizeof(*ops));
@@ -532,7 +530,7 @@ TEST_F_TIMEOUT(stress, a_million_due_at_once_others_keep_working, 900)
 		added += k;
 	}
 	t0 = wt_clock_ns(CLOCK_MONOTONIC);
-	ksft_print_msg("flood: %u timeouts added (%llu ns per add), due in %.3f s; %llu already fired\n",
+	ksft_print_msg("flood: %u added (%llu ns each), due in %.3f s; %llu fired\n",
 		       total, (unsigned long long)per_add,
 		       s.deadline > t0 ? (s.deadline - t0) / 1e9 : 0.0,
 		       (unsigned long long)wt_fdinfo(s.fd, "fired"));
@@ -581,11 +579,12 @@ TEST_F_TIMEOUT(stress, a_million_due_at_once_others_keep_working, 900)
 	pthread_join(dog, NULL);
 	pthread_join(other, NULL);
 
-	ksft_print_msg("flood: %llu of %u read in %.3f s after the deadline; other file: %ld round trips during it, %ld in all\n",
-		       (unsigned long long)read, total, (t_done - t_due) / 1e9,
+	ksft_print_msg("flood: %llu of %u read in %.3f s after the deadline\n",
+		       (unsigned long long)read, total, (t_done - t_due) / 1e9);
+	ksft_print_msg("flood: other file: %ld round trips meanwhile, %ld in all\n",
 		       others_during, atomic_load(&s.other_rounds));
 	for (i = 0; i < 2; i++)
-		ksft_print_msg("watchdog %s: %ld 1 ms sleeps, woke late by %.1f us on average, %.1f us at worst\n",
+		ksft_print_msg("watchdog %s: %ld 1 ms sleeps, late by %.1f us avg, %.1f max\n",
 			       i ? "while the flood drained" : "before the deadline",
 			       atomic_load(&s.dog_samples[i]),
 			       atomic_load(&s.dog_samples[i]) ?
@@ -662,7 +661,8 @@ TEST_F_TIMEOUT(stress, a_flood_over_many_files_at_once, 900)
 	struct many m = {};
 	pthread_t dog;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
 	ops = calloc(WT_BATCH_MAX, sizeof(*ops));
 	ev = calloc(ev_max, sizeof(*ev));
 	seen = calloc((size_t)FLOOD_FILES * per, 1);
@@ -759,15 +759,16 @@ TEST_F_TIMEOUT(stress, a_flood_over_many_files_at_once, 900)
 	ksft_print_msg("many: %u of %u files fully read %.3f s after the deadline\n",
 		       done_files, FLOOD_FILES, (t_done - t_due) / 1e9);
 	for (i = 0; i < 2; i++)
-		ksft_print_msg("watchdog %s: %ld 1 ms sleeps, woke late by %.1f us on average, %.1f us at worst\n",
-			       i ? "while 16 files drained" : "before the deadline",
+		ksft_print_msg("watchdog %s: %ld 1 ms sleeps, late by %.1f us avg, %.1f max\n",
+			       i ? "while 16 drained" : "before the deadline",
 			       atomic_load(&m.f.dog_samples[i]),
 			       atomic_load(&m.f.dog_samples[i]) ?
 			       atomic_load(&m.f.dog_sum_ns[i]) / 1e3 /
 			       atomic_load(&m.f.dog_samples[i]) : 0.0,
 			       atomic_load(&m.f.dog_max_ns[i]) / 1e3);
 	if (!warned_before && kmsg_has("hrtimer: interrupt took"))
-		ksft_print_msg("many: the kernel logged \"hrtimer: interrupt took\": hrtimer callbacks hogged a CPU\n");
+		ksft_print_msg("many: the kernel logged \"%s\"\n",
+			       "hrtimer: interrupt took");
 	EXPECT_EQ(FLOOD_FILES, done_files);
 	EXPECT_EQ(0, wrong);
 	EXPECT_EQ(0, early);
@@ -900,7 +901,8 @@ TEST_F_TIMEOUT(stress, rmmod_refused_under_load_then_slabs_empty, 600)
 	unsigned int i, c;
 	int r, err;
 
-	SKIP_WITHOUT_DEVICE();
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
 	if (geteuid() != 0)
 		SKIP(return, "unloading a module needs root");
 	if (access(MODULE_PATH, R_OK))
@@ -951,7 +953,7 @@ TEST_F_TIMEOUT(stress, rmmod_refused_under_load_then_slabs_empty, 600)
 	/* All closed: the caches hold nothing. */
 	for (c = 0; c < 2; c++) {
 		if (slab_merged(caches[c])) {
-			ksft_print_msg("rmmod: %s is merged with another cache; its objects cannot be counted (boot with slab_nomerge)\n",
+			ksft_print_msg("rmmod: %s is merged, not counted (see slab_nomerge)\n",
 				       caches[c]);
 			continue;
 		}

@@ -45,7 +45,7 @@
 #include <linux/wheeltimer.h>
 
 #define DEV		"/dev/wheeltimer"
-#define KTIME_MAX	((uint64_t)INT64_MAX)
+#define KTIME_MAX	((__u64)INT64_MAX)
 #define LIVE_MAX	16384		/* the model's own limit per file */
 #define HASH_SIZE	65536		/* > 2 * LIVE_MAX, a power of two */
 #define STALE_MAX	512
@@ -53,36 +53,37 @@
 
 /* What the oracle allows: a set of errnos, and whether success is one. */
 struct expect {
-	uint64_t errs;		/* bit n: -n is allowed (n < 64) */
+	__u64 errs;		/* bit n: -n is allowed (n < 64) */
 	bool ok;
 };
 
 #define E(n)		(1ULL << (n))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct live {
-	uint64_t id;
-	uint64_t cookie;
-	uint64_t kind;		/* 0, WT_FIXED_RATE or WT_FIXED_DELAY */
+	__u64 id;
+	__u64 cookie;
+	__u64 kind;		/* 0, WT_FIXED_RATE or WT_FIXED_DELAY */
 };
 
 struct model {
 	int fd;
 	bool virtual;
-	uint32_t clockid;
-	uint64_t resolution, max_pending, vnow;
-	uint64_t vmax;		/* the latest the virtual clock has been */
+	__u32 clockid;
+	__u64 resolution, max_pending, vnow;
+	__u64 vmax;		/* the latest the virtual clock has been */
 	struct live live[LIVE_MAX];
 	unsigned int nlive;
-	int32_t hash[HASH_SIZE];	/* id -> index in live[], -1 empty */
-	uint64_t stale[STALE_MAX];
+	__s32 hash[HASH_SIZE];	/* id -> index in live[], -1 empty */
+	__u64 stale[STALE_MAX];
 	unsigned int nstale;
-	uint64_t max_index;		/* the highest id index seen */
+	__u64 max_index;		/* the highest id index seen */
 };
 
 static struct model *files[MAX_FILES];
 static unsigned int nfiles = 3;
-static uint64_t rng_state;
-static uint64_t pending_default, pending_limit;
+static __u64 rng_state;
+static __u64 pending_default, pending_limit;
 static int efd, notefd;
 static char *hole;		/* a PROT_NONE page */
 static bool verbose;
@@ -91,7 +92,7 @@ static unsigned long n_ioctls, n_reads, n_ok, n_rejected, n_violations;
 static unsigned long n_efault, n_enotty, n_checks, n_reopen, n_config;
 static unsigned long by_errno[64];
 
-static uint64_t rnd(void)
+static __u64 rnd(void)
 {
 	rng_state ^= rng_state << 13;
 	rng_state ^= rng_state >> 7;
@@ -99,7 +100,7 @@ static uint64_t rnd(void)
 	return rng_state;
 }
 
-static uint64_t below(uint64_t n)
+static __u64 below(__u64 n)
 {
 	return n ? rnd() % n : 0;
 }
@@ -125,12 +126,12 @@ static void violation(const char *fmt, ...)
 
 /* ------------------------------------------------------------ the model */
 
-static unsigned int hslot(uint64_t id)
+static unsigned int hslot(__u64 id)
 {
 	return (id * 0x9e3779b97f4a7c15ULL) >> 48 & (HASH_SIZE - 1);
 }
 
-static int model_find(struct model *m, uint64_t id)
+static int model_find(struct model *m, __u64 id)
 {
 	unsigned int h = hslot(id);
 
@@ -152,7 +153,7 @@ static void hash_put(struct model *m, int idx)
 }
 
 /* Linear probing: empty the id's slot and re-place the rest of its run. */
-static void hash_del(struct model *m, uint64_t id)
+static void hash_del(struct model *m, __u64 id)
 {
 	unsigned int h = hslot(id), j;
 	int k;
@@ -168,7 +169,7 @@ static void hash_del(struct model *m, uint64_t id)
 	}
 }
 
-static void hash_move(struct model *m, uint64_t id, int to)
+static void hash_move(struct model *m, __u64 id, int to)
 {
 	unsigned int h = hslot(id);
 
@@ -177,11 +178,11 @@ static void hash_move(struct model *m, uint64_t id, int to)
 	m->hash[h] = to;
 }
 
-static void model_add(struct model *m, uint64_t id, uint64_t cookie,
-		      uint64_t kind)
+static void model_add(struct model *m, __u64 id, __u64 cookie,
+		      __u64 kind)
 {
 	if (model_find(m, id) >= 0)
-		violation("ADD returned id %#" PRIx64 " which is still live", id);
+		violation("ADD returned id %#llx which is still live", id);
 	if (m->nlive >= LIVE_MAX)
 		abort();
 	m->live[m->nlive] = (struct live){ id, cookie, kind };
@@ -194,7 +195,8 @@ static void model_release(struct model *m, int i)
 {
 	m->stale[m->nstale++ % STALE_MAX] = m->live[i].id;
 	hash_del(m, m->live[i].id);
-	if (i != (int)--m->nlive) {
+	m->nlive--;
+	if (i != (int)m->nlive) {
 		m->live[i] = m->live[m->nlive];
 		hash_move(m, m->live[i].id, i);
 	}
@@ -224,20 +226,20 @@ static void model_open(struct model *m)
 	model_reset(m);
 }
 
-static uint64_t now_of(struct model *m)
+static __u64 now_of(struct model *m)
 {
 	struct timespec ts;
 
 	if (m->virtual)
 		return m->vnow;
 	clock_gettime(m->clockid, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-static uint64_t fdinfo_live(int fd)
+static __u64 fdinfo_live(int fd)
 {
 	char path[64], line[256];
-	uint64_t v = UINT64_MAX;
+	__u64 v = UINT64_MAX;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
@@ -251,7 +253,7 @@ static uint64_t fdinfo_live(int fd)
 	return v;
 }
 
-static uint64_t read_param(const char *name, uint64_t dflt)
+static __u64 read_param(const char *name, __u64 dflt)
 {
 	char path[128], buf[64] = "";
 	FILE *f;
@@ -269,19 +271,19 @@ static uint64_t read_param(const char *name, uint64_t dflt)
 
 /* --------------------------------------------------------- the mutator */
 
-static uint64_t edge_value(void)
+static __u64 edge_value(void)
 {
-	static const uint64_t edges[] = {
+	static const __u64 edges[] = {
 		0, 1, 2, 63, 64, 1000, 1000000, KTIME_MAX - 1, KTIME_MAX,
-		KTIME_MAX + 1, UINT64_MAX, UINT32_MAX, (uint64_t)UINT32_MAX + 1,
+		KTIME_MAX + 1, UINT64_MAX, UINT32_MAX, (__u64)UINT32_MAX + 1,
 		1ULL << 32, 1ULL << 48, WT_RESOLUTION_MIN - 1,
 		WT_RESOLUTION_MAX + 1, WT_BATCH_MAX, WT_BATCH_MAX + 1,
 	};
 
-	return edges[below(sizeof(edges) / sizeof(edges[0]))];
+	return edges[below(ARRAY_SIZE(edges))];
 }
 
-static uint64_t mutate_u64(uint64_t v)
+static __u64 mutate_u64(__u64 v)
 {
 	switch (below(5)) {
 	case 0:
@@ -297,15 +299,15 @@ static uint64_t mutate_u64(uint64_t v)
 	}
 }
 
-static uint32_t mutate_u32(uint32_t v)
+static __u32 mutate_u32(__u32 v)
 {
-	return (uint32_t)mutate_u64(v);
+	return (__u32)mutate_u64(v);
 }
 
 /* An id for CANCEL, MODIFY and QUERY: mostly live, often not. */
-static uint64_t pick_id(struct model *m)
+static __u64 pick_id(struct model *m)
 {
-	uint64_t id;
+	__u64 id;
 
 	switch (below(10)) {
 	case 0:
@@ -327,9 +329,9 @@ static uint64_t pick_id(struct model *m)
 	}
 }
 
-static uint64_t pick_deadline(struct model *m, bool abs)
+static __u64 pick_deadline(struct model *m, bool abs)
 {
-	uint64_t d = below(4) == 0 ? below(20 * 1000000ULL) : below(200000);
+	__u64 d = below(4) == 0 ? below(20 * 1000000ULL) : below(200000);
 
 	if (abs)
 		d += now_of(m);
@@ -337,7 +339,7 @@ static uint64_t pick_deadline(struct model *m, bool abs)
 }
 
 /* A valid op of kind @code (ADD, CANCEL or MODIFY) for @m. */
-static void valid_op(struct model *m, struct wt_op *op, uint32_t code)
+static void valid_op(struct model *m, struct wt_op *op, __u32 code)
 {
 	memset(op, 0, sizeof(*op));
 	op->op = code;
@@ -378,7 +380,7 @@ static void mutate_op(struct wt_op *op)
 	while (k--) {
 		switch (below(9)) {
 		case 0:
-			op->op = chance(50) ? (uint32_t)below(6) : mutate_u32(op->op);
+			op->op = chance(50) ? (__u32)below(6) : mutate_u32(op->op);
 			break;
 		case 1:
 			op->reserved = mutate_u32(op->reserved);
@@ -413,8 +415,8 @@ static void mutate_op(struct wt_op *op)
 /* ------------------------------------------------------------ the oracle */
 
 /* The deadline's check: ERANGE, or not, or either (a real clock moved). */
-static void deadline_oracle(const struct wt_op *op, uint64_t now_lo,
-			    uint64_t now_hi, struct expect *x, bool *surely_ok)
+static void deadline_oracle(const struct wt_op *op, __u64 now_lo,
+			    __u64 now_hi, struct expect *x, bool *surely_ok)
 {
 	if (op->deadline > KTIME_MAX) {
 		x->errs |= E(ERANGE);
@@ -435,12 +437,12 @@ static void deadline_oracle(const struct wt_op *op, uint64_t now_lo,
  * ioctl's code, 0 in a batch). *@code gets the operation it stands for.
  */
 static struct expect op_oracle(struct model *m, const struct wt_op *op,
-			       uint32_t only, uint64_t now_lo, uint64_t now_hi,
-			       uint32_t *code)
+			       __u32 only, __u64 now_lo, __u64 now_hi,
+			       __u32 *code)
 {
 	struct expect x = { 0, false };
 	bool ok = true;
-	uint64_t per;
+	__u64 per;
 
 	*code = op->op ? op->op : only;
 	if (op->reserved || (only && *code != only) ||
@@ -496,7 +498,7 @@ static struct expect op_oracle(struct model *m, const struct wt_op *op,
 static void judge(const char *what, struct expect x, int err,
 		  const void *req, size_t size)
 {
-	const uint64_t *w = req;
+	const __u64 *w = req;
 	size_t i;
 
 	if (err < 0 || err >= 64) {
@@ -511,15 +513,15 @@ static void judge(const char *what, struct expect x, int err,
 			n_ok++;
 		return;
 	}
-	violation("%s: got %s (%d); allowed: %s, errno mask %#" PRIx64,
+	violation("%s: got %s (%d); allowed: %s, errno mask %#llx",
 		  what, err ? strerror(err) : "success", err,
 		  x.ok ? "success" : "no success", x.errs);
 	for (i = 0; req && i < size / 8; i++)
-		fprintf(stderr, "    word %zu: %#018" PRIx64 "\n", i, w[i]);
+		fprintf(stderr, "    word %zu: %#018llx\n", i, w[i]);
 }
 
 /* Apply what the kernel reported for a successful @op to the model. */
-static void op_applied(struct model *m, const struct wt_op *op, uint32_t code,
+static void op_applied(struct model *m, const struct wt_op *op, __u32 code,
 		       const char *what)
 {
 	int i;
@@ -527,7 +529,7 @@ static void op_applied(struct model *m, const struct wt_op *op, uint32_t code,
 	switch (code) {
 	case WT_OP_ADD:
 		if (op->status != WT_STATUS_ADDED || !op->id || op->error)
-			violation("%s ADD: status %u error %u id %#" PRIx64,
+			violation("%s ADD: status %u error %u id %#llx",
 				  what, op->status, op->error, op->id);
 		if (op->id)
 			model_add(m, op->id, op->cookie,
@@ -549,14 +551,14 @@ static void op_applied(struct model *m, const struct wt_op *op, uint32_t code,
 	}
 }
 
-static void op_failed(const struct wt_op *op, uint32_t code, int err,
+static void op_failed(const struct wt_op *op, __u32 code, int err,
 		      const char *what)
 {
-	if (op->status != 0 || op->error != (uint32_t)err)
+	if (op->status != 0 || op->error != (__u32)err)
 		violation("%s: failed with %d but status %u error %u", what,
 			  err, op->status, op->error);
 	if (code == WT_OP_ADD && op->id)
-		violation("%s: failed ADD left id %#" PRIx64, what, op->id);
+		violation("%s: failed ADD left id %#llx", what, op->id);
 }
 
 /* ------------------------------------------------------------- the steps */
@@ -589,8 +591,8 @@ static int do_ioctl(int fd, unsigned long cmd, void *arg)
 static void step_single(struct model *m)
 {
 	static const char * const names[] = { "", "ADD", "CANCEL", "MODIFY" };
-	uint32_t only = 1 + below(3), code;
-	uint64_t now_lo, now_hi;
+	__u32 only = 1 + below(3), code;
+	__u64 now_lo, now_hi;
 	struct wt_op op;
 	struct expect x;
 	bool bad;
@@ -627,10 +629,10 @@ static void step_batch(struct model *m)
 {
 	static struct wt_op ops[WT_BATCH_MAX + 8], sent[WT_BATCH_MAX + 8];
 	struct wt_batch b = { 0 };
-	uint32_t count = below(20) ? 1 + below(16) : below(WT_BATCH_MAX + 1);
-	uint64_t now_lo, now_hi;
+	__u32 count = below(20) ? 1 + below(16) : below(WT_BATCH_MAX + 1);
+	__u64 now_lo, now_hi;
 	struct expect ox;
-	uint32_t i, code, ok = 0, applied;
+	__u32 i, code, ok = 0, applied;
 	bool bad;
 	void *p;
 	int err;
@@ -730,12 +732,12 @@ static void drain(struct model *m)
 		n_ioctls++;
 		r = ioctl(m->fd, WT_IOC_BATCH, &b);
 		if (r != (int)b.count)
-			violation("drain: cancelled %d of %u live ids (%s)", r,
-				  b.count, r < 0 ? strerror(errno) : "");
+			violation("%s: cancelled %d of %u live ids (%s)", __func__,
+				  r, b.count, r < 0 ? strerror(errno) : "");
 		for (i = 0; i < b.count; i++) {
 			if (ops[i].error)
-				violation("drain: CANCEL of live id %#" PRIx64
-					  ": %s", ops[i].id,
+				violation("%s: CANCEL of live id %#llx: %s",
+					  __func__, ops[i].id,
 					  strerror(ops[i].error));
 			/* Releases it, whatever the kernel said. */
 			op_applied(m, &ops[i], WT_OP_CANCEL, "drain");
@@ -747,7 +749,7 @@ static void drain(struct model *m)
 
 static void step_config(struct model *m)
 {
-	static const uint32_t clocks[] = {
+	static const __u32 clocks[] = {
 		CLOCK_MONOTONIC, CLOCK_BOOTTIME, CLOCK_REALTIME,
 	};
 	struct wt_config c = { 0 }, g;
@@ -827,7 +829,7 @@ static void step_advance(struct model *m)
 {
 	struct wt_advance a = { 0 };
 	struct expect x = { 0, true };
-	uint64_t target;
+	__u64 target;
 	bool bad;
 	void *p;
 	int err;
@@ -865,8 +867,7 @@ static void step_advance(struct model *m)
 	if (err)
 		return;
 	if (a.now != target)
-		violation("ADVANCE: now %" PRIu64 ", expected %" PRIu64, a.now,
-			  target);
+		violation("ADVANCE: now %llu, expected %llu", a.now, target);
 	m->vnow = a.now;
 	if (a.now > m->vmax)
 		m->vmax = a.now;
@@ -928,10 +929,9 @@ static void step_query(struct model *m)
 	if (q.id != m->live[i].id || q.cookie != m->live[i].cookie ||
 	    q.flags != m->live[i].kind || q.reserved ||
 	    (q.state != WT_STATE_PENDING && q.state != WT_STATE_FIRED) ||
-	    (!m->live[i].kind) != !q.period)
-		violation("QUERY %#" PRIx64 ": wrong answer (state %u flags %#"
-			  PRIx64 " cookie %#" PRIx64 ")", q.id, q.state,
-			  q.flags, q.cookie);
+	    !m->live[i].kind != !q.period)
+		violation("QUERY %#llx: state %u flags %#llx cookie %#llx",
+			  q.id, q.state, q.flags, q.cookie);
 }
 
 static void step_api(struct model *m)
@@ -965,7 +965,7 @@ static void step_unknown(struct model *m)
 		WT_IOC_CANCEL, WT_IOC_MODIFY, WT_IOC_BATCH, WT_IOC_ADVANCE,
 		WT_IOC_SET_EVENTFD, WT_IOC_QUERY,
 	};
-	static uint64_t buf[64];
+	static __u64 buf[64];
 	unsigned long cmd;
 	unsigned int i;
 	int err;
@@ -984,7 +984,7 @@ static void step_unknown(struct model *m)
 		cmd = ours[below(10)] ^ (1UL << below(32));
 		break;
 	default:
-		cmd = (uint32_t)rnd();
+		cmd = (__u32)rnd();
 		break;
 	}
 	for (i = 0; i < 10; i++)
@@ -1039,8 +1039,8 @@ static void step_read(struct model *m)
 	for (i = 0; i < n; i++) {
 		k = model_find(m, ev[i].id);
 		if (k < 0) {
-			violation("read: record for id %#" PRIx64
-				  " which is not live", ev[i].id);
+			violation("read: record of id %#llx, not live",
+				  ev[i].id);
 			continue;
 		}
 		if (ev[i].cookie != m->live[k].cookie ||
@@ -1048,15 +1048,13 @@ static void step_read(struct model *m)
 		    (ev[i].flags & ~WT_EVENT_FINAL) != m->live[k].kind ||
 		    (!m->live[k].kind && !(ev[i].flags & WT_EVENT_FINAL)) ||
 		    (m->live[k].kind != WT_FIXED_RATE && ev[i].overruns))
-			violation("read: bad record for %#" PRIx64 ": cookie %#"
-				  PRIx64 " deadline %" PRIu64 " fired_at %"
-				  PRIu64 " flags %#" PRIx64, ev[i].id,
-				  ev[i].cookie, ev[i].deadline, ev[i].fired_at,
-				  ev[i].flags);
+			violation("read: bad record %#llx %#llx %llu %llu %#llx",
+				  ev[i].id, ev[i].cookie, ev[i].deadline,
+				  ev[i].fired_at, ev[i].flags);
 		/* A CLOCK_REALTIME virtual clock may have been set back since. */
 		if (m->virtual && ev[i].fired_at > m->vmax)
-			violation("read: fired at %" PRIu64 " after the virtual clock's latest %"
-				  PRIu64, ev[i].fired_at, m->vmax);
+			violation("read: fired at %llu, clock never past %llu",
+				  ev[i].fired_at, m->vmax);
 		if (ev[i].flags & WT_EVENT_FINAL)
 			model_release(m, k);
 	}
@@ -1066,25 +1064,25 @@ static void step_read(struct model *m)
 static void check_file(struct model *m)
 {
 	struct wt_query q;
-	uint64_t live = fdinfo_live(m->fd);
+	__u64 live = fdinfo_live(m->fd);
 	unsigned int i;
 
 	n_checks++;
 	if (live != m->nlive)
-		violation("fdinfo live %" PRIu64 ", the model holds %u", live,
+		violation("fdinfo live %llu, the model holds %u", live,
 			  m->nlive);
 	for (i = 0; i < m->nlive && i < 64; i++) {
 		memset(&q, 0, sizeof(q));
 		q.id = m->live[below(m->nlive)].id;
 		if (ioctl(m->fd, WT_IOC_QUERY, &q))
-			violation("QUERY of live id %#" PRIx64 ": %s", q.id,
+			violation("QUERY of live id %#llx: %s", q.id,
 				  strerror(errno));
 	}
 	for (i = 0; i < m->nstale && i < STALE_MAX && i < 16; i++) {
 		memset(&q, 0, sizeof(q));
 		q.id = m->stale[i];
 		if (!ioctl(m->fd, WT_IOC_QUERY, &q) || errno != ENOENT)
-			violation("QUERY of released id %#" PRIx64 " found it",
+			violation("QUERY of released id %#llx found it",
 				  m->stale[i]);
 	}
 }
@@ -1119,7 +1117,7 @@ static void step(struct model *m)
 int main(int argc, char **argv)
 {
 	unsigned long count = 20000, i, next_report;
-	uint64_t seed = 0;
+	__u64 seed = 0;
 	unsigned int f;
 	int opt;
 
@@ -1146,14 +1144,14 @@ int main(int argc, char **argv)
 		}
 	}
 	if (!seed)
-		seed = (uint64_t)time(NULL) ^ (uint64_t)getpid() << 32;
+		seed = (__u64)time(NULL) ^ (__u64)getpid() << 32;
 	/* Nearby seeds must not give nearby streams. */
 	rng_state = (seed + 1) * 0x9e3779b97f4a7c15ULL ^ 0xd1b54a32d192ed03ULL;
 	if (!rng_state)
 		rng_state = 1;
 	for (i = 0; i < 8; i++)
 		rnd();
-	printf("wtfuzz: seed %#" PRIx64 ", %lu ioctls on %u files\n", seed,
+	printf("wtfuzz: seed %#llx, %lu ioctls on %u files\n", seed,
 	       count, nfiles);
 	fflush(stdout);
 
@@ -1202,11 +1200,16 @@ int main(int argc, char **argv)
 		close(files[f]->fd);
 	}
 
-	printf("wtfuzz: %lu ioctls + %lu reads: %lu accepted, %lu refused (EINVAL %lu, ERANGE %lu, ENOENT %lu, ENOSPC %lu, EBUSY %lu, EBADF %lu, EFAULT %lu, ENOTTY %lu, EAGAIN %lu, ENOMEM %lu); %lu configurations, %lu consistency checks, %lu reopens; %lu violations\n",
-	       n_ioctls, n_reads, n_ok, n_rejected, by_errno[EINVAL],
-	       by_errno[ERANGE], by_errno[ENOENT], by_errno[ENOSPC],
-	       by_errno[EBUSY], by_errno[EBADF], by_errno[EFAULT],
-	       by_errno[ENOTTY], by_errno[EAGAIN], by_errno[ENOMEM],
-	       n_config, n_checks, n_reopen, n_violations);
+	printf("wtfuzz: answers: %lu accepted, %lu refused: EINVAL %lu, ERANGE %lu,",
+	       n_ok, n_rejected, by_errno[EINVAL], by_errno[ERANGE]);
+	printf(" ENOENT %lu, ENOSPC %lu, EBUSY %lu, EBADF %lu, EFAULT %lu,",
+	       by_errno[ENOENT], by_errno[ENOSPC], by_errno[EBUSY],
+	       by_errno[EBADF], by_errno[EFAULT]);
+	printf(" ENOTTY %lu, EAGAIN %lu, ENOMEM %lu\n", by_errno[ENOTTY],
+	       by_errno[EAGAIN], by_errno[ENOMEM]);
+	printf("wtfuzz: %lu configurations, %lu consistency checks, %lu reopens\n",
+	       n_config, n_checks, n_reopen);
+	printf("wtfuzz: %lu ioctls + %lu reads, %lu violations\n", n_ioctls,
+	       n_reads, n_violations);
 	return n_violations ? 1 : 0;
 }
