@@ -17,9 +17,10 @@
  * clock, at the start of the wheel's earliest non-empty slot, and is moved
  * only when an add brings an earlier one (ctx->armed remembers the tick
  * it was armed for; ctx->stats.programs counts how often it was started).
- * It is cancelled when the wheel becomes empty. Cancelling or moving timeouts
- * later does not re-program it: at worst it fires once for nothing and
- * arms itself for the next slot. Nothing pending means no interrupt.
+ * Cancelling or moving timeouts later does not re-program it, and neither
+ * does emptying the wheel: at worst it fires once for nothing and arms
+ * itself for the next slot, or not at all. Nothing pending means no
+ * interrupt after that one.
  *
  * Bounded work. The callback runs in hard interrupt context (in a softirq
  * thread on PREEMPT_RT) and takes at most WT_EXPIRE_BATCH entries off the
@@ -403,23 +404,18 @@ static void __wt_arm(struct wt_ctx *ctx, u64 tick, ktime_t expires)
 
 /*
  * Make sure the hrtimer fires by the wheel's next expiry: start it if that
- * is earlier than what it is armed for, cancel it if the wheel is empty.
+ * is earlier than what it is armed for. An emptied wheel leaves it armed:
+ * it then fires once for nothing and does not re-arm, which costs less than
+ * the two clock event programmings that cancelling it, then starting it
+ * again for the next add, would cost in the usual add-then-cancel pattern.
  */
 static void __wt_program(struct wt_ctx *ctx)
 {
 	u64 tick;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (wt_is_virtual(ctx))
+	if (wt_is_virtual(ctx) || !wheel_next_expiry(&ctx->wheel, &tick))
 		return;
-	if (!wheel_next_expiry(&ctx->wheel, &tick)) {
-		if (ctx->armed != WT_UNARMED) {
-			/* -1 if the callback runs: it will find nothing. */
-			hrtimer_try_to_cancel(&ctx->timer);
-			ctx->armed = WT_UNARMED;
-		}
-		return;
-	}
 	if (tick < ctx->armed)
 		__wt_arm(ctx, tick, wt_tick_to_ktime(ctx, tick));
 }
@@ -505,7 +501,12 @@ static enum hrtimer_restart wt_hrtimer_fn(struct hrtimer *timer)
 	if (__wt_expire(ctx, now, wt_tick_now(ctx, now), &budget))
 		__wt_notify(ctx);
 	if (!budget) {
-		now += WT_EXPIRE_BACKOFF_NS;
+		/*
+		 * From a fresh reading: had the work taken longer than the
+		 * back-off, an expiry computed from the first one would be
+		 * past already, and hrtimer_interrupt() would loop on it.
+		 */
+		now = wt_now(ctx) + WT_EXPIRE_BACKOFF_NS;
 		if (ctx->armed > wt_tick(ctx, now, 0))
 			__wt_arm(ctx, wt_tick(ctx, now, 0), now);
 	} else {
@@ -538,14 +539,18 @@ static void wt_forget(struct wt_ctx *ctx, struct wt_timer *t)
 }
 
 /* An absolute deadline from a relative or absolute one, or -ERANGE. */
-static int wt_deadline(u64 now, const struct wt_op *op, u64 *deadline)
+static int wt_deadline(const struct wt_ctx *ctx, const struct wt_op *op,
+		       u64 *deadline)
 {
+	u64 now;
+
 	if (op->deadline > WT_TIME_MAX)
 		return -ERANGE;
 	if (op->flags & WT_ABSTIME) {
 		*deadline = op->deadline;
 		return 0;
 	}
+	now = wt_now(ctx);
 	if (op->deadline > WT_TIME_MAX - now)
 		return -ERANGE;
 	*deadline = now + op->deadline;
@@ -567,7 +572,7 @@ static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op)
 		return -EINVAL;
 	if (op->slack > WT_TIME_MAX)
 		return -EINVAL;
-	ret = wt_deadline(wt_now(ctx), op, &deadline);
+	ret = wt_deadline(ctx, op, &deadline);
 	if (ret)
 		return ret;
 	if (ctx->nr_live >= ctx->max_pending)
@@ -659,7 +664,7 @@ static int wt_op_modify(struct wt_ctx *ctx, struct wt_op *op)
 	if (op->flags & ~WT_ABSTIME || op->period || op->cookie ||
 	    op->slack > WT_TIME_MAX)
 		return -EINVAL;
-	status = wt_deadline(wt_now(ctx), op, &deadline);
+	status = wt_deadline(ctx, op, &deadline);
 	if (status)
 		return status;
 	t = wt_lookup(ctx, op->id);

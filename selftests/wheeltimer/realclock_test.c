@@ -426,17 +426,39 @@ TEST_F(real, the_hrtimer_is_programmed_only_for_an_earlier_deadline)
 		}
 	}
 	EXPECT_EQ(TICK(0), wt_fdinfo(self->fd, "hrtimer_armed_tick"));
-#undef TICK
 
-	/* Nothing pending: nothing armed, and it stays that way. */
+	/* Emptying the wheel does not touch the hrtimer either. */
+	expect = wt_fdinfo(self->fd, "hrtimer_programs");
 	for (i = 0; i < 6; i++)
 		if (i != 3)
 			EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id[i]));
 	EXPECT_EQ(0, wt_fdinfo(self->fd, "pending"));
-	EXPECT_TRUE(wt_fdinfo_has(self->fd, "hrtimer_armed_tick:\t-\n"));
-	expect = wt_fdinfo(self->fd, "hrtimer_programs");
-	usleep(100000);
 	EXPECT_EQ(expect, wt_fdinfo(self->fd, "hrtimer_programs"));
+	EXPECT_EQ(TICK(0), wt_fdinfo(self->fd, "hrtimer_armed_tick"));
+#undef TICK
+}
+
+TEST_F(real, an_emptied_file_fires_once_for_nothing_then_stays_quiet)
+{
+	__u64 id, programs;
+	int i;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_add(self->fd, 20 * MSEC, &id));
+	ASSERT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id));
+	/* The stale expiry passes, finds nothing and arms nothing. */
+	for (i = 0; i < 1000; i++) {
+		if (wt_fdinfo_has(self->fd, "hrtimer_armed_tick:\t-\n"))
+			break;
+		usleep(10000);
+	}
+	EXPECT_TRUE(wt_fdinfo_has(self->fd, "hrtimer_armed_tick:\t-\n"));
+	programs = wt_fdinfo(self->fd, "hrtimer_programs");
+	usleep(100000);
+	EXPECT_EQ(programs, wt_fdinfo(self->fd, "hrtimer_programs"));
+	EXPECT_TRUE(wt_fdinfo_has(self->fd, "hrtimer_armed_tick:\t-\n"));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "fired"));
 }
 
 TEST_HARNESS_MAIN
