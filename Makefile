@@ -36,7 +36,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
 	wheelctl examples check-examples check-demo check-dkms check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
-	fuzz-core bench-core
+	fuzz-core bench-core bench bench-plot check-bench
 
 all: module
 
@@ -116,6 +116,21 @@ bench-core:
 	@tools/deps build
 	@$(WHEEL_TESTS) bench
 
+# The benchmark (tools/bench): wheeltimer against timerfd and io_uring in
+# one VM boot; tables on the console and in build/bench/results.txt, CSVs
+# in build/bench/. QUICK=1 is the smoke run of seconds that check runs.
+bench: module
+	@tools/deps build vm bench
+	@tools/bench/run $(if $(filter 1,$(QUICK)),--quick)
+
+bench-plot:
+	@tools/deps bench
+	@tools/bench/plot
+
+check-bench: module
+	@tools/deps build vm bench
+	@set -o pipefail; tools/bench/run --quick | tee $(BUILD)/check-bench.log
+
 # The VM's root holds the kernel's runner and our test programs.
 VM_SELFTESTS = --add selftests/kselftest:/selftests/kselftest \
 	--add selftests/wheeltimer/settings:/selftests/wheeltimer/settings \
@@ -159,7 +174,7 @@ check:
 		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
 	fi; \
 	for run in check-wheel check-wheel-fuzz check-vm check-vm-debug \
-		check-examples check-demo check-dkms check-man; do \
+		check-examples check-demo check-bench check-dkms check-man; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
