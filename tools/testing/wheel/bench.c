@@ -60,7 +60,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#if __has_include(<valgrind/callgrind.h>)
+#if __has_include("valgrind/callgrind.h")
 #include <valgrind/callgrind.h>
 #define HAVE_CALLGRIND	1
 #else
@@ -72,7 +72,7 @@
 #define CALLGRIND_DUMP_STATS_AT(s)	((void)(s))
 #endif
 
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef __SSE2__		/* x86: clflush and mfence come with SSE2 */
 #include <immintrin.h>
 #define HAVE_CLFLUSH	1
 #else
@@ -252,25 +252,25 @@ static bool arena_init(u32 nmax)
  * Set up storage for n entries of the given size: one array (hot, instr),
  * or one random line each in the arena (cold).
  */
-static void run_init(struct run *r, enum mode mode, u32 n, size_t size,
+static void run_init(struct run *r, enum mode m, u32 n, size_t size,
 		     const char *queue)
 {
-	u32 ops = mode == HOT ? OPS_HOT : mode == COLD ? OPS_COLD : OPS_INSTR;
+	u32 ops = m == HOT ? OPS_HOT : m == COLD ? OPS_COLD : OPS_INSTR;
 
 	memset(r, 0, sizeof(*r));
-	r->mode = mode;
+	r->mode = m;
 	r->n = n;
 	r->batch = n < BATCH_MAX ? n : BATCH_MAX;
-	if (mode == INSTR && r->batch > OPS_INSTR)
+	if (m == INSTR && r->batch > OPS_INSTR)
 		r->batch = OPS_INSTR;
 	r->rounds = ops / r->batch;
-	if (r->rounds < ROUNDS_MIN && mode != INSTR)
+	if (r->rounds < ROUNDS_MIN && m != INSTR)
 		r->rounds = ROUNDS_MIN;
 	if (!r->rounds)
 		r->rounds = 1;
 	r->sub = r->batch;
-	if (mode == COLD) {
-		r->batch = min(n, (u32)COLD_BATCH);
+	if (m == COLD) {
+		r->batch = n < COLD_BATCH ? n : COLD_BATCH;
 		r->rounds = max((u32)(OPS_COLD / r->batch), (u32)ROUNDS_MIN);
 		r->sub = COLD_SLICE;
 		r->dirty = xmalloc(DIRTY_MAX * sizeof(*r->dirty));
@@ -455,51 +455,65 @@ static double summarize(struct run *r, int op)
 	return v;
 }
 
-#define NEXT(x, n)	((x) + 1 == (n) ? 0 : (x) + 1)
-#define SEQ(r, x)	((void *)((r).base + (size_t)(r).seq[x] * (r).stride))
+/* The position after x, in a sequence of n. */
+static inline u32 next_pos(u32 x, u32 n)
+{
+	return x + 1 == n ? 0 : x + 1;
+}
+
+/* The entry at position x of the run's sequence. */
+static inline void *seq_entry(const struct run *r, u32 x)
+{
+	return r->base + (size_t)r->seq[x] * r->stride;
+}
 
 /*
- * One round of one operation: r.batch calls CALL(entry, new tick) on the
- * entries from position p on, timed (or counted) in slices of r.sub calls.
- * Cold, each slice's entries and ticks are first copied to a small buffer,
- * untimed, so that the benchmark's own arrays (megabytes at 1M) are in L1
- * at every size; PRE(k, entry) before the slice and POST(k, entry) after
- * it note every entry line the calls may touch, all of which are flushed
- * before the next slice. So every slice, at every size, starts with all
- * the entries out of the caches.
+ * One round of one operation: r->batch calls call(q, entry, new tick) on
+ * the entries from position p on, for the queue q, timed (or counted) in
+ * slices of r->sub calls. Cold, each slice's entries and ticks are first
+ * copied to a small buffer, untimed, so that the benchmark's own arrays
+ * (megabytes at 1M) are in L1 at every size; pre(r, q, k, entry) before
+ * the slice and post(r, q, k, entry) after it note every entry line the
+ * calls may touch, all of which are flushed before the next slice. So
+ * every slice, at every size, starts with all the entries out of the
+ * caches. Inline, so that the calls through call, pre and post are direct
+ * ones at every use, as in a loop written out by hand.
  */
-#define TIMED(r, op, k, p, what, fn, CALL, PRE, POST)			\
-	do {								\
-		void *e_[COLD_SLICE];					\
-		u64 t_[COLD_SLICE];					\
-		double acc_ = 0;					\
-		u32 j_, m_, x = (p), i;					\
-									\
-		(r).flush_all = true;	/* the fill touched them all */	\
-		for (j_ = 0; j_ < (r).batch; j_ += m_) {		\
-			m_ = min((r).sub, (r).batch - j_);		\
-			if ((r).mode == COLD) {				\
-				for (i = 0; i < m_; i++, x = NEXT(x, (r).n)) { \
-					e_[i] = SEQ(r, x);		\
-					t_[i] = (r).ticks[j_ + i];	\
-					PRE(i, e_[i]);			\
-				}					\
-				phase_begin(&(r));			\
-				for (i = 0; i < m_; i++)		\
-					CALL(e_[i], t_[i]);		\
-				acc_ += phase_end(&(r), what, fn, NULL); \
-				for (i = 0; i < m_; i++)		\
-					POST(i, e_[i]);			\
-			} else {					\
-				phase_begin(&(r));			\
-				for (i = j_; i < j_ + m_;		\
-				     i++, x = NEXT(x, (r).n))		\
-					CALL(SEQ(r, x), (r).ticks[i]);	\
-				acc_ += phase_end(&(r), what, fn, NULL); \
-			}						\
-		}							\
-		record(&(r), op, k, acc_);				\
-	} while (0)
+static inline void timed(struct run *r, int op, u32 k, u32 p,
+			 const char *what, const char *fn, void *q,
+			 void (*call)(void *q, void *e, u64 t),
+			 void (*pre)(struct run *r, void *q, u32 k, void *e),
+			 void (*post)(struct run *r, void *q, u32 k, void *e))
+{
+	void *e[COLD_SLICE];
+	u64 t[COLD_SLICE];
+	double acc = 0;
+	u32 j, m, x = p, i;
+
+	r->flush_all = true;	/* the fill touched them all */
+	for (j = 0; j < r->batch; j += m) {
+		m = min(r->sub, r->batch - j);
+		if (r->mode == COLD) {
+			for (i = 0; i < m; i++, x = next_pos(x, r->n)) {
+				e[i] = seq_entry(r, x);
+				t[i] = r->ticks[j + i];
+				pre(r, q, i, e[i]);
+			}
+			phase_begin(r);
+			for (i = 0; i < m; i++)
+				call(q, e[i], t[i]);
+			acc += phase_end(r, what, fn, NULL);
+			for (i = 0; i < m; i++)
+				post(r, q, i, e[i]);
+		} else {
+			phase_begin(r);
+			for (i = j; i < j + m; i++, x = next_pos(x, r->n))
+				call(q, seq_entry(r, x), r->ticks[i]);
+			acc += phase_end(r, what, fn, NULL);
+		}
+	}
+	record(r, op, k, acc);
+}
 
 /*
  * The wheel touches the entry, its slot neighbours before (cancel, modify)
@@ -549,32 +563,96 @@ static void heap_path(struct run *r, const struct heap *h, u32 i)
 	}
 }
 
-#define W_DEL(e, t)	((void)(t), wheel_del(w, (e)))
-#define W_ADD(e, t)	wheel_add(w, (e), (t))
-#define W_MOD(e, t)	wheel_modify(w, (e), (t))
-#define H_DEL(e, t)	((void)(t), heap_remove(&h, (e)))
-#define H_ADD(e, t)	heap_push(&h, (e), (t))
-#define H_MOD(e, t)	heap_modify(&h, (e), (t))
-#define W_PRE(k, e)	wheel_pre(&r, w, (e))
-#define W_POST(k, e)	wheel_post(&r, (e))
-#define H_PRE(k, e)							\
-	do {								\
-		if (!(k))						\
-			n0 = h.n;					\
-		pre_idx[k] = ((struct heap_node *)(e))->idx;		\
-		last[k] = n0 > (k) ? h.v[n0 - 1 - (k)] : NULL;		\
-		touched(&r, (e));					\
-	} while (0)
-#define H_POST(k, e)							\
-	do {								\
-		heap_path(&r, &h, pre_idx[k]);				\
-		heap_path(&r, &h, ((struct heap_node *)(e))->idx);	\
-		if (last[k])						\
-			heap_path(&r, &h, last[k]->idx);		\
-		heap_path(&r, &h, n0 + (k));				\
-		if (n0 > (k))						\
-			heap_path(&r, &h, n0 - 1 - (k));		\
-	} while (0)
+/* What timed() calls for the wheel, q being the struct wheel. */
+static inline void w_del(void *q, void *e, u64 t)
+{
+	(void)t;
+	wheel_del(q, e);
+}
+
+static inline void w_add(void *q, void *e, u64 t)
+{
+	wheel_add(q, e, t);
+}
+
+static inline void w_mod(void *q, void *e, u64 t)
+{
+	wheel_modify(q, e, t);
+}
+
+static inline void w_pre(struct run *r, void *q, u32 k, void *e)
+{
+	(void)k;
+	wheel_pre(r, q, e);
+}
+
+static inline void w_post(struct run *r, void *q, u32 k, void *e)
+{
+	(void)q;
+	(void)k;
+	wheel_post(r, e);
+}
+
+/*
+ * The heap, and what a cold slice notes before its calls for heap_path()
+ * after them: where each entry was, the node that was last when the slice
+ * began (k from the end), and how many there were.
+ */
+struct heap_bench {
+	struct heap h;
+	struct heap_node *last[COLD_SLICE];
+	u32 pre_idx[COLD_SLICE];
+	u32 n0;
+};
+
+/* What timed() calls for the heap, q being the struct heap_bench. */
+static inline void h_del(void *q, void *e, u64 t)
+{
+	struct heap_bench *hb = q;
+
+	(void)t;
+	heap_remove(&hb->h, e);
+}
+
+static inline void h_add(void *q, void *e, u64 t)
+{
+	struct heap_bench *hb = q;
+
+	heap_push(&hb->h, e, t);
+}
+
+static inline void h_mod(void *q, void *e, u64 t)
+{
+	struct heap_bench *hb = q;
+
+	heap_modify(&hb->h, e, t);
+}
+
+static inline void h_pre(struct run *r, void *q, u32 k, void *e)
+{
+	struct heap_bench *hb = q;
+	const struct heap_node *x = e;
+
+	if (!k)
+		hb->n0 = hb->h.n;
+	hb->pre_idx[k] = x->idx;
+	hb->last[k] = hb->n0 > k ? hb->h.v[hb->n0 - 1 - k] : NULL;
+	touched(r, e);
+}
+
+static inline void h_post(struct run *r, void *q, u32 k, void *e)
+{
+	struct heap_bench *hb = q;
+	const struct heap_node *x = e;
+
+	heap_path(r, &hb->h, hb->pre_idx[k]);
+	heap_path(r, &hb->h, x->idx);
+	if (hb->last[k])
+		heap_path(r, &hb->h, hb->last[k]->idx);
+	heap_path(r, &hb->h, hb->n0 + k);
+	if (hb->n0 > k)
+		heap_path(r, &hb->h, hb->n0 - 1 - k);
+}
 
 static void bench_wheel(enum mode mode, u32 n, struct result *res)
 {
@@ -597,14 +675,14 @@ static void bench_wheel(enum mode mode, u32 n, struct result *res)
 	for (o = 0; o < 2; o++) {
 		run_order(&r, o);
 		for (k = 0, p = 0; k < r.rounds; k++, p = (p + r.batch) % n) {
-			TIMED(r, CANCEL, k, p, "cancel", "wheel_del", W_DEL,
-			      W_PRE, W_POST);
+			timed(&r, CANCEL, k, p, "cancel", "wheel_del", w,
+			      w_del, w_pre, w_post);
 			fresh_ticks(&r);
-			TIMED(r, ADD, k, p, "add", "wheel_add", W_ADD,
-			      W_PRE, W_POST);
+			timed(&r, ADD, k, p, "add", "wheel_add", w,
+			      w_add, w_pre, w_post);
 			fresh_ticks(&r);
-			TIMED(r, MODIFY, k, p, "modify", "wheel_modify", W_MOD,
-			      W_PRE, W_POST);
+			timed(&r, MODIFY, k, p, "modify", "wheel_modify", w,
+			      w_mod, w_pre, w_post);
 		}
 		for (i = ADD; i <= MODIFY; i++)
 			res->v[o][i] = summarize(&r, i);
@@ -639,34 +717,34 @@ static void bench_wheel(enum mode mode, u32 n, struct result *res)
 
 static void bench_heap(enum mode mode, u32 n, struct result *res)
 {
-	struct heap_node *y, *last[COLD_SLICE];
-	u32 pre_idx[COLD_SLICE], n0 = 0;
+	struct heap_bench hb = { .n0 = 0 };
+	struct heap *h = &hb.h;
+	struct heap_node *y;
 	struct run r;
-	struct heap h;
 	u32 i, k, o, p;
 	u64 out = 0, stop, t;
 	bool more = true;
 	double v = 0;
 
-	if (heap_init(&h, n))
+	if (heap_init(h, n))
 		abort();
 	run_init(&r, mode, n, sizeof(*y), "heap");
 	for (i = 0; i < n; i++) {
 		heap_node_init(entry(&r, i));
-		heap_push(&h, entry(&r, i), random_tick(0));
+		heap_push(h, entry(&r, i), random_tick(0));
 	}
 
 	for (o = 0; o < 2; o++) {
 		run_order(&r, o);
 		for (k = 0, p = 0; k < r.rounds; k++, p = (p + r.batch) % n) {
-			TIMED(r, CANCEL, k, p, "cancel", "heap_remove", H_DEL,
-			      H_PRE, H_POST);
+			timed(&r, CANCEL, k, p, "cancel", "heap_remove", &hb,
+			      h_del, h_pre, h_post);
 			fresh_ticks(&r);
-			TIMED(r, ADD, k, p, "add", "heap_push", H_ADD,
-			      H_PRE, H_POST);
+			timed(&r, ADD, k, p, "add", "heap_push", &hb,
+			      h_add, h_pre, h_post);
 			fresh_ticks(&r);
-			TIMED(r, MODIFY, k, p, "modify", "heap_modify", H_MOD,
-			      H_PRE, H_POST);
+			timed(&r, MODIFY, k, p, "modify", "heap_modify", &hb,
+			      h_mod, h_pre, h_post);
 		}
 		for (i = ADD; i <= MODIFY; i++)
 			res->v[o][i] = summarize(&r, i);
@@ -678,13 +756,13 @@ static void bench_heap(enum mode mode, u32 n, struct result *res)
 	while (more) {
 		stop = U64_MAX;
 		phase_begin(&r);
-		while (out < stop && (more = (y = heap_peek(&h)) != NULL)) {
+		while (out < stop && (more = (y = heap_peek(h)) != NULL)) {
 			unsigned int budget = 64;
 
 			t = y->expires;
-			while (budget-- && (y = heap_peek(&h)) &&
+			while (budget-- && (y = heap_peek(h)) &&
 			       y->expires <= t) {
-				heap_pop(&h);
+				heap_pop(h);
 				out++;
 			}
 		}
@@ -693,10 +771,10 @@ static void bench_heap(enum mode mode, u32 n, struct result *res)
 	if (mode != COLD && out != n)
 		abort();
 	res->v[0][EXPIRE] = mode == COLD ? NAN : v / out;
-	res->bytes = sizeof(*y) + (double)h.cap * sizeof(*h.v) / n +
-		     (double)sizeof(h) / n;
+	res->bytes = sizeof(*y) + (double)h->cap * sizeof(*h->v) / n +
+		     (double)sizeof(*h) / n;
 	res->valid = true;
-	heap_free(&h);
+	heap_free(h);
 	run_free(&r);
 }
 
@@ -744,9 +822,7 @@ static bool measure_instr(unsigned int nsizes)
 		return false;
 	}
 	snprintf(cmd, sizeof(cmd),
-		 "'%s' --tool=callgrind -q --collect-atstart=no "
-		 "--compress-strings=no --compress-pos=no "
-		 "--callgrind-out-file='%s/cg' '%s' --instr-child '%s/cg' %u",
+		 "'%s' --tool=callgrind -q --collect-atstart=no --compress-strings=no --compress-pos=no --callgrind-out-file='%s/cg' '%s' --instr-child '%s/cg' %u",
 		 valgrind, dir, self, dir, nsizes);
 	fflush(stdout);
 	f = popen(cmd, "r");
@@ -899,12 +975,14 @@ static void print_verdicts(unsigned int nsizes)
 		if (res[HOT][WHEEL][s].valid && res[HOT][WHEEL][s].bytes > most)
 			most = res[HOT][WHEEL][s].bytes;
 	if (most > 0)
-		printf("bytes per entry: at most %.2f (struct wheel_entry %zu, and struct wheel shared) %s -- target <= %d\n",
-		       most, sizeof(struct wheel_entry),
-		       most <= TARGET_BYTES ? "meets" : "FAILS", TARGET_BYTES);
+		fprintf(stdout,
+			"bytes per entry: at most %.2f (struct wheel_entry %zu, and struct wheel shared) %s -- target <= %d\n",
+			most, sizeof(struct wheel_entry),
+			most <= TARGET_BYTES ? "meets" : "FAILS", TARGET_BYTES);
 	else
-		printf("bytes per entry: struct wheel_entry %zu, and struct wheel shared -- target <= %d\n",
-		       sizeof(struct wheel_entry), TARGET_BYTES);
+		fprintf(stdout,
+			"bytes per entry: struct wheel_entry %zu, and struct wheel shared -- target <= %d\n",
+			sizeof(struct wheel_entry), TARGET_BYTES);
 	printf("# of the 6 lines above:");
 	for (m = 0, i = 0; m < NMODES; m++)
 		if (tried[m])
@@ -914,7 +992,7 @@ static void print_verdicts(unsigned int nsizes)
 	       "# 1M. cold takes that difference out; instructions take the caches out.\n");
 }
 
-static void usage(void)
+static void print_help(void)
 {
 	fprintf(stderr,
 		"usage: bench [--no-cold] [--no-instr | --instr] [NSIZES]\n"
@@ -943,13 +1021,14 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--no-instr")) {
 			instr = false;
 		} else if (!strcmp(argv[i], "--instr")) {
-			hot = cold = false;
+			hot = false;
+			cold = false;
 		} else if (argv[i][0] >= '1' && argv[i][0] <= '9') {
 			nsizes = strtoul(argv[i], NULL, 0);
 			if (nsizes > NSIZES)
 				nsizes = NSIZES;
 		} else {
-			usage();
+			print_help();
 		}
 	}
 	if (!hot)
@@ -984,12 +1063,13 @@ int main(int argc, char **argv)
 			bench_wheel(COLD, sizes[s], &res[COLD][WHEEL][s]);
 			bench_heap(COLD, sizes[s], &res[COLD][HEAP][s]);
 		}
-		printf("\n# cold: ns per operation, each entry alone on a random line of a %zu MiB\n"
-		       "# arena, timed in slices of %d calls that each start with every entry\n"
-		       "# flushed from the caches; the structure's own memory (slot heads, heap\n"
-		       "# array) is left alone (median of rounds). Not at 10M: 1M is already far\n"
-		       "# beyond the caches. No expire: see bench.c.\n",
-		       arena_lines * LINE >> 20, COLD_SLICE);
+		fprintf(stdout,
+			"\n# cold: ns per operation, each entry alone on a random line of a %zu MiB\n"
+			"# arena, timed in slices of %d calls that each start with every entry\n"
+			"# flushed from the caches; the structure's own memory (slot heads, heap\n"
+			"# array) is left alone (median of rounds). Not at 10M: 1M is already far\n"
+			"# beyond the caches. No expire: see bench.c.\n",
+			arena_lines * LINE >> 20, COLD_SLICE);
 		print_table(COLD, nsizes);
 	}
 
