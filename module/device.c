@@ -22,14 +22,16 @@
  * itself for the next slot, or not at all. Nothing pending means no
  * interrupt after that one.
  *
- * Bounded work. The callback runs in hard interrupt context (in a softirq
- * thread on PREEMPT_RT) and takes at most WT_EXPIRE_BATCH entries off the
- * wheel, cascades included. If the budget runs out, it arms itself
- * WT_EXPIRE_BACKOFF_NS later rather than at once: an hrtimer re-armed in
- * the past would be run again by the same hrtimer_interrupt(), which is
- * the stall the budget exists to avoid. A million timeouts due at once thus
- * reach the ready list in slices of 256, and other interrupts and tasks run
- * in between.
+ * Bounded work. The hrtimer is a soft one: its callback runs in the timer
+ * softirq (in a softirq thread on PREEMPT_RT), where the kernel bounds the
+ * time spent and defers the rest to ksoftirqd, and it is written to be
+ * correct in hard interrupt context as well. It takes at most
+ * WT_EXPIRE_BATCH entries off the wheel, cascades included. If the budget
+ * runs out, it arms itself WT_EXPIRE_BACKOFF_NS after a fresh clock reading
+ * rather than at once: an hrtimer re-armed in the past would be run again
+ * in the same pass over the expired timers, which is the stall the budget
+ * exists to avoid. A million timeouts due at once thus reach the ready list
+ * in slices of 256, and other interrupts and tasks run in between.
  *
  * Delivery. A timeout that comes due moves from the wheel to the ready list
  * (the same hlist_node serves both) and stays there until read() or a
@@ -88,6 +90,13 @@
 #define WT_EXPIRE_BACKOFF_NS	(20 * NSEC_PER_USEC)
 /* Records read() moves per round trip through the lock. */
 #define WT_READ_BATCH		64
+/*
+ * Soft: the callback runs in softirq, where the kernel bounds and defers
+ * bulk work across all files, rather than in the hard interrupt, where the
+ * batches of many files due at once would add up in one hrtimer_interrupt()
+ * and trip its hang detection.
+ */
+#define WT_HRTIMER_MODE		HRTIMER_MODE_ABS_SOFT
 /* ctx->armed when the hrtimer is not armed for anything we rely on. */
 #define WT_UNARMED		U64_MAX
 /* The last nanosecond a deadline may name. */
@@ -399,7 +408,7 @@ static void __wt_arm(struct wt_ctx *ctx, u64 tick, ktime_t expires)
 {
 	ctx->armed = tick;
 	ctx->stats.programs++;
-	hrtimer_start(&ctx->timer, expires, HRTIMER_MODE_ABS);
+	hrtimer_start(&ctx->timer, expires, WT_HRTIMER_MODE);
 }
 
 /*
@@ -729,7 +738,8 @@ static struct wt_op *wt_ops_in(void __user *uops, u32 count)
 	size_t size = array_size(count, sizeof(struct wt_op));
 	struct wt_op *ops;
 
-	ops = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	/* Userspace asked for it: failing is its -ENOMEM, not a log splat. */
+	ops = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!ops)
 		return ERR_PTR(-ENOMEM);
 	if (copy_from_user(ops, uops, size) || copy_to_user(uops, ops, size)) {
@@ -829,7 +839,7 @@ static void wt_configure(struct wt_ctx *ctx, const struct wt_config *cfg)
 	/* Nothing is queued, but the hrtimer may still fire once for nothing. */
 	hrtimer_cancel(&ctx->timer);
 	wt_hrtimer_setup(&ctx->timer, wt_hrtimer_fn, cfg->clockid,
-			 HRTIMER_MODE_ABS);
+			 WT_HRTIMER_MODE);
 
 	spin_lock_irq(&ctx->wqh.lock);
 	ctx->resolution = cfg->resolution;
@@ -1250,7 +1260,7 @@ static int wt_open(struct inode *inode, struct file *file)
 	xa_init_flags(&ctx->ids, XA_FLAGS_ALLOC | XA_FLAGS_ACCOUNT);
 	ctx->next_index = 1;
 	wt_hrtimer_setup(&ctx->timer, wt_hrtimer_fn, CLOCK_MONOTONIC,
-			 HRTIMER_MODE_ABS);
+			 WT_HRTIMER_MODE);
 	mutex_lock(&ctx->mutex);
 	wt_configure(ctx, &cfg);
 	mutex_unlock(&ctx->mutex);
