@@ -36,7 +36,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
 	wheelctl examples check-examples check-demo check-dkms check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
-	fuzz-core bench-core bench bench-plot check-bench
+	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz
 
 all: module
 
@@ -131,6 +131,22 @@ check-bench: module
 	@tools/deps build vm bench
 	@set -o pipefail; tools/bench/run --quick | tee $(BUILD)/check-bench.log
 
+# Syscall fuzzing on the debug kernel (tools/fuzz): trinity pointed at
+# /dev/wheeltimer and wtfuzz, which mutates valid requests and checks every
+# answer against what the uapi allows. make fuzz: trinity for 10 minutes
+# and a million wtfuzz calls; check-fuzz: the short run make check does.
+FUZZ_RUN := $(CURDIR)/tools/fuzz/run
+
+fuzz: debug-module
+	@tools/deps build vm fuzz
+	@set -o pipefail; $(FUZZ_RUN) --debug --wtfuzz 1000000 \
+		--trinity-ops 100000000 --trinity-seconds 600 | tee $(BUILD)/fuzz.log
+
+check-fuzz: debug-module
+	@tools/deps build vm fuzz
+	@set -o pipefail; $(FUZZ_RUN) --debug --wtfuzz 20000 \
+		--trinity-seconds 30 | tee $(BUILD)/check-fuzz.log
+
 # The VM's root holds the kernel's runner and our test programs.
 VM_SELFTESTS = --add selftests/kselftest:/selftests/kselftest \
 	--add selftests/wheeltimer/settings:/selftests/wheeltimer/settings \
@@ -174,7 +190,8 @@ check:
 		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
 	fi; \
 	for run in check-wheel check-wheel-fuzz check-vm check-vm-debug \
-		check-examples check-demo check-bench check-dkms check-man; do \
+		check-fuzz check-examples check-demo check-bench check-dkms \
+		check-man; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
