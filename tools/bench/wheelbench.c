@@ -44,6 +44,8 @@
 #include <linux/types.h>
 #include <linux/wheeltimer.h>
 
+#include "wt_fdinfo.h"
+
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
 #define NSEC_PER_SEC	1000000000ULL
@@ -230,27 +232,6 @@ static long long local_timer_irqs(void)
 	}
 	fclose(f);
 	return sum;
-}
-
-static long long fdinfo_field(int fd, const char *field)
-{
-	char path[64], line[256];
-	size_t len = strlen(field);
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, field, len) && line[len] == ':') {
-			v = atoll(line + len + 1);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
 }
 
 /* Wait until freed memory (RCU, io_uring's exit work) has come back. */
@@ -1022,14 +1003,14 @@ static void idle_measure(struct mech *m, struct scale_result *r)
 	__u64 t0, t1;
 
 	if (m && m->kind == WT)
-		p0 = fdinfo_field(m->fd, "hrtimer_programs");
+		p0 = wt_fdinfo_value(m->fd, "hrtimer_programs");
 	i0 = local_timer_irqs();
 	t0 = now_ns();
 	sleep_ns(cfg.idle_sec * NSEC_PER_SEC);
 	t1 = now_ns();
 	i1 = local_timer_irqs();
 	if (m && m->kind == WT)
-		p1 = fdinfo_field(m->fd, "hrtimer_programs");
+		p1 = wt_fdinfo_value(m->fd, "hrtimer_programs");
 	r->idle_programs = p0 < 0 ? -1 : (double)(p1 - p0) * NSEC_PER_SEC / (t1 - t0);
 	r->idle_irqs = (double)(i1 - i0) * NSEC_PER_SEC / (t1 - t0);
 }

@@ -33,6 +33,8 @@
 #include <linux/types.h>
 #include <linux/wheeltimer.h>
 
+#include "wt_fdinfo.h"
+
 #define MSEC		1000000ULL
 #define SEC		1000000000ULL
 
@@ -196,28 +198,6 @@ static unsigned int batch(int fd, struct wt_op *ops, unsigned int n)
 		done += b.count;
 	}
 	return ok;
-}
-
-/* The value of "KEY:" in the file's fdinfo, or -1. */
-static long long fdinfo_value(int fd, const char *key)
-{
-	char path[64], line[256];
-	size_t len = strlen(key);
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, len) && line[len] == ':') {
-			v = strtoll(line + len + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
 }
 
 static void show_wheel(int fd)
@@ -519,9 +499,9 @@ int main(void)
 	show_lease(fd);
 	show_heartbeat(fd);
 
-	kadded = fdinfo_value(fd, "added");
-	kdelivered = fdinfo_value(fd, "delivered");
-	live = fdinfo_value(fd, "live");
+	kadded = wt_fdinfo_value(fd, "added");
+	kdelivered = wt_fdinfo_value(fd, "delivered");
+	live = wt_fdinfo_value(fd, "live");
 	check(kadded == (long long)t.added, "the kernel counted the same adds");
 	check(kdelivered == (long long)t.events,
 	      "the kernel counted the same deliveries");

@@ -28,6 +28,8 @@
 #include <linux/types.h>
 #include <linux/wheeltimer.h>
 
+#include "wt_fdinfo.h"
+
 #define WT_DEVICE	"/dev/wheeltimer"
 #define NSEC_PER_SEC	1000000000ULL
 #define KTIME_MAX_NS	((__u64)INT64_MAX)
@@ -692,28 +694,6 @@ static int cmd_query(struct ctl *c, int argc, char **argv)
 	return 0;
 }
 
-/* The value of "KEY:" in the fdinfo of @fd, or -1 if there is none. */
-static long long fdinfo_value(int fd, const char *key)
-{
-	char path[64], line[256];
-	size_t len = strlen(key);
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, key, len) && line[len] == ':') {
-			v = strtoll(line + len + 1, NULL, 10);
-			break;
-		}
-	}
-	fclose(f);
-	return v;
-}
-
 static __u64 clock_ns(void)
 {
 	struct timespec ts;
@@ -800,7 +780,7 @@ static int cmd_watch(struct ctl *c, int argc, char **argv)
 		ssize_t r;
 
 		/* Nothing ready and nothing that could fire: done. */
-		if (!count && !has_timeout && fdinfo_value(c->fd, "live") == 0)
+		if (!count && !has_timeout && wt_fdinfo_value(c->fd, "live") == 0)
 			break;
 		if (has_timeout) {
 			__u64 spent = clock_ns() - start;
