@@ -14,28 +14,10 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "wt_util.h"
 
 #define DEV_PATH	"/dev/wheeltimer"
-#define MODULE_NAME	"wheeltimer"
-#define MODULE_PATH	"/lib/modules/wheeltimer.ko"
 #define MISC_MAJOR	10
-
-static int unload_module(void)
-{
-	return syscall(__NR_delete_module, MODULE_NAME, O_NONBLOCK);
-}
-
-static int load_module(void)
-{
-	int fd, ret;
-
-	fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = syscall(__NR_finit_module, fd, "", 0);
-	close(fd);
-	return ret;
-}
 
 TEST(node_is_a_world_accessible_misc_device)
 {
@@ -100,22 +82,22 @@ TEST(rmmod_is_refused_while_a_file_is_open)
 
 	if (geteuid() != 0)
 		SKIP(return, "unloading a module needs root");
-	if (access(MODULE_PATH, R_OK))
-		SKIP(return, "no %s to reload the module from", MODULE_PATH);
+	if (access(WT_MODULE_PATH, R_OK))
+		SKIP(return, "no %s to reload the module from", WT_MODULE_PATH);
 
 	fd = open(DEV_PATH, O_RDWR);
 	ASSERT_LE(0, fd);
-	EXPECT_EQ(-1, unload_module());
+	EXPECT_EQ(-1, wt_unload_module());
 	EXPECT_EQ(EWOULDBLOCK, errno);
 	/* Still there, still usable. */
 	EXPECT_EQ(0, access(DEV_PATH, F_OK));
 	EXPECT_EQ(0, close(fd));
 
-	ASSERT_EQ(0, unload_module()) TH_LOG("rmmod after close: %m");
+	ASSERT_EQ(0, wt_unload_module()) TH_LOG("rmmod after close: %m");
 	EXPECT_EQ(-1, access(DEV_PATH, F_OK));
 	EXPECT_EQ(ENOENT, errno);
 
-	ASSERT_EQ(0, load_module()) TH_LOG("reloading the module: %m");
+	ASSERT_EQ(0, wt_load_module()) TH_LOG("reloading the module: %m");
 	fd = open(DEV_PATH, O_RDWR);
 	ASSERT_LE(0, fd) TH_LOG("open after reload: %m");
 	EXPECT_EQ(0, close(fd));

@@ -40,9 +40,6 @@ static void __attribute__((constructor)) stdout_line_buffered(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
-#define MODULE_NAME	"wheeltimer"
-#define MODULE_PATH	"/lib/modules/wheeltimer.ko"
-
 static unsigned int scale_div(void)
 {
 	const char *env = getenv("WT_STRESS_SCALE");
@@ -794,23 +791,6 @@ TEST_F_TIMEOUT(stress, a_flood_over_many_files_at_once, 900)
 
 /* ---------------------------------------------------------------- rmmod */
 
-static int unload_module(void)
-{
-	return syscall(__NR_delete_module, MODULE_NAME, O_NONBLOCK);
-}
-
-static int load_module(void)
-{
-	int fd, ret;
-
-	fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = syscall(__NR_finit_module, fd, "", 0);
-	close(fd);
-	return ret;
-}
-
 /* The module's reference count from /proc/modules, or -1. */
 static long module_refs(void)
 {
@@ -822,7 +802,7 @@ static long module_refs(void)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%63s %ld %ld", name, &size, &refs) == 3 &&
-		    !strcmp(name, MODULE_NAME))
+		    !strcmp(name, WT_MODULE_NAME))
 			break;
 		refs = -1;
 	}
@@ -914,8 +894,8 @@ TEST_F_TIMEOUT(stress, rmmod_refused_under_load_then_slabs_empty, 600)
 		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
 	if (geteuid() != 0)
 		SKIP(return, "unloading a module needs root");
-	if (access(MODULE_PATH, R_OK))
-		SKIP(return, "no %s to reload the module from", MODULE_PATH);
+	if (access(WT_MODULE_PATH, R_OK))
+		SKIP(return, "no %s to reload the module from", WT_MODULE_PATH);
 	close(self->fd);
 	self->fd = -1;
 
@@ -934,7 +914,7 @@ TEST_F_TIMEOUT(stress, rmmod_refused_under_load_then_slabs_empty, 600)
 	EXPECT_LE(4, refs);
 
 	for (i = 0; i < 20; i++) {
-		r = unload_module();
+		r = wt_unload_module();
 		err = errno;
 		EXPECT_EQ(-1, r);
 		if (r == 0)
@@ -956,7 +936,7 @@ TEST_F_TIMEOUT(stress, rmmod_refused_under_load_then_slabs_empty, 600)
 	/* Close all but one: still refused. */
 	for (i = 1; i < 4; i++)
 		EXPECT_EQ(0, close(b[i].fd));
-	EXPECT_EQ(-1, unload_module());
+	EXPECT_EQ(-1, wt_unload_module());
 	EXPECT_EQ(0, close(b[0].fd));
 
 	/* All closed: the caches hold nothing. */
@@ -977,13 +957,13 @@ TEST_F_TIMEOUT(stress, rmmod_refused_under_load_then_slabs_empty, 600)
 		EXPECT_EQ(0, active) TH_LOG("%s", caches[c]);
 	}
 
-	ASSERT_EQ(0, unload_module()) TH_LOG("rmmod after close: %m");
+	ASSERT_EQ(0, wt_unload_module()) TH_LOG("rmmod after close: %m");
 	EXPECT_EQ(-1, access(WT_DEV, F_OK));
 	for (c = 0; c < 2; c++)
 		EXPECT_NE(0, slab_objects(caches[c], &active, &num))
 			TH_LOG("cache %u still in /proc/slabinfo", c);
 
-	ASSERT_EQ(0, load_module()) TH_LOG("reloading the module: %m");
+	ASSERT_EQ(0, wt_load_module()) TH_LOG("reloading the module: %m");
 	self->fd = wt_open();
 	ASSERT_LE(0, self->fd) TH_LOG("open after reload: %m");
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,6 +26,27 @@
 #define MSEC		1000000ULL
 #define SEC		1000000000ULL
 #define WT_KTIME_MAX	((__u64)INT64_MAX)
+
+#define WT_MODULE_NAME	"wheeltimer"
+/* Where tools/vm/run puts the module, for tests that unload and reload it. */
+#define WT_MODULE_PATH	"/lib/modules/wheeltimer.ko"
+
+static inline int wt_unload_module(void)
+{
+	return syscall(__NR_delete_module, WT_MODULE_NAME, O_NONBLOCK);
+}
+
+static inline int wt_load_module(void)
+{
+	int fd, ret;
+
+	fd = open(WT_MODULE_PATH, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ret = syscall(__NR_finit_module, fd, "", 0);
+	close(fd);
+	return ret;
+}
 
 static inline int wt_open(void)
 {
