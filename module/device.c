@@ -3,9 +3,22 @@
  * wheeltimer - millions of timeouts per file in a tickless timing wheel
  *
  * Each open of /dev/wheeltimer is an independent context: a timing wheel
- * (wheel.c), the timeouts in it, a list of records ready to be read, ids
- * from an xarray, and one hrtimer. The interface is described in
- * <linux/wheeltimer.h>; this comment is about how it is driven.
+ * (wheel.c), a store of the timeouts in it, a list of records ready to be
+ * read, and one hrtimer. The interface is described in <linux/wheeltimer.h>;
+ * this comment is about how it is driven.
+ *
+ * The timer store. A context keeps its timeouts in blocks of one page, each
+ * holding WT_BLOCK_TIMERS of them, found through a table indexed by block.
+ * An id is a generation and an index into the store; looking one up costs
+ * a division and two loads, with no tree to walk, and a timeout costs 48
+ * bytes and 1/85 of a table pointer. Free timeouts are kept on a list, most
+ * recently freed first, so that request-timeout churn keeps reusing a few
+ * cache-hot ones; freeing one bumps its generation, so its old id is stale
+ * (-ENOENT) until the same slot has been reused 2^32 times. Blocks are
+ * allocated as the number of live timeouts grows and returned when the
+ * file is closed: a file keeps the memory of its peak. Periodic timeouts
+ * keep their period and slack in a side array of their block, allocated
+ * with the block's first periodic timeout.
  *
  * Ticks. A deadline D (ns on the context's clock) goes in the wheel at tick
  * ceil(D / resolution), moved later within its slack by wheel_apply_slack();
@@ -21,6 +34,12 @@
  * does emptying the wheel: at worst it fires once for nothing and arms
  * itself for the next slot, or not at all. Nothing pending means no
  * interrupt after that one.
+ *
+ * Batches. Operations are applied in chunks of WT_OPS_CHUNK, each read
+ * with one copy, applied under one hold of the lock with one clock reading
+ * and at most one hrtimer programming, and answered by writing back only
+ * @id, @status and @error. The array's pages are probed for reading and
+ * writing before anything is applied, so that a bad array fails whole.
  *
  * Bounded work. The hrtimer is a soft one: its callback runs in the timer
  * softirq (in a softirq thread on PREEMPT_RT), where the kernel bounds the
@@ -79,7 +98,6 @@
 #include <linux/uaccess.h>
 #include <linux/wait.h>
 #include <linux/wheeltimer.h>
-#include <linux/xarray.h>
 
 #include "compat.h"
 #include "wheel.h"
@@ -116,8 +134,12 @@
 				 BIT_ULL(_WT_IOC_SET_EVENTFD) | \
 				 BIT_ULL(_WT_IOC_QUERY))
 
-/* No file may hold more timeouts than there are ids. */
-#define WT_PENDING_CEILING	((unsigned long)U32_MAX)
+/* Records read() moves per round trip, and the room they take. */
+#define WT_SCRATCH_SIZE		(WT_READ_BATCH * sizeof(struct wt_event))
+/* Operations applied per hold of the lock: as many as the same room takes. */
+#define WT_OPS_CHUNK		(WT_SCRATCH_SIZE / sizeof(struct wt_op))
+/* No file may hold more timeouts than there are indices (u32, from 1). */
+#define WT_PENDING_CEILING	((unsigned long)U32_MAX - PAGE_SIZE)
 
 static unsigned long max_pending = 1UL << 20;
 module_param(max_pending, ulong, 0644);
@@ -129,8 +151,8 @@ module_param(max_pending_limit, ulong, 0644);
 MODULE_PARM_DESC(max_pending_limit,
 		 "The most timeouts WT_IOC_SET_CONFIG may allow one file (default 16777216)");
 
-static struct kmem_cache *wt_timer_cache;
-static struct kmem_cache *wt_periodic_cache;
+static struct kmem_cache *wt_block_cache;
+static struct kmem_cache *wt_periods_cache;
 
 enum wt_kind {
 	WT_KIND_ONESHOT,
@@ -139,7 +161,8 @@ enum wt_kind {
 };
 
 enum wt_state {
-	WT_TIMER_QUEUED = 1,	/* in the wheel */
+	WT_TIMER_FREE,		/* on the store's free list */
+	WT_TIMER_QUEUED,	/* in the wheel */
 	WT_TIMER_READY,		/* on the ready list, or taken off it by read() */
 };
 
@@ -149,17 +172,18 @@ enum wt_state {
  * @ready: while its record waits to be read
  * @ready.link: its place in the context's ready list
  * @ready.fired_at: when it was found due, in ns on the context's clock
+ * @free_next: the next free timer, while free
  * @deadline: the deadline that fires next (queued) or fired (ready), in ns,
  *	exactly as asked
  * @cookie: the caller's cookie
- * @index: its index in the context's id xarray, the low half of its id
- * @gen: the id generation it was allocated in, the high half of its id
- * @kind: an enum wt_kind; periodic kinds are embedded in struct wt_periodic
+ * @gen: the generation of its slot, the high half of its id; bumped when
+ *	it is freed
+ * @kind: an enum wt_kind; periodic ones have a struct wt_period as well
  * @state: an enum wt_state
  *
- * @entry and @ready overlap: the timeout is in the wheel or on the ready
- * list, never both. With the xarray's ~9 bytes per id, a pending one-shot
- * costs under 64 bytes.
+ * @entry, @ready and @free_next overlap: a timeout is in the wheel, on the
+ * ready list or free, one at a time. The low half of its id is its index
+ * in the store, which wt_index() finds from its address.
  */
 struct wt_timer {
 	union {
@@ -168,25 +192,42 @@ struct wt_timer {
 			struct hlist_node link;
 			u64 fired_at;
 		} ready;
+		struct wt_timer *free_next;
 	};
 	u64 deadline;
 	u64 cookie;
-	u32 index;
-	u16 gen;
+	u32 gen;
 	u8 kind;
 	u8 state;
 };
 
 /**
- * struct wt_periodic - a FIXED_RATE or FIXED_DELAY timeout; 64 bytes
- * @timer: the timeout itself
+ * struct wt_period - what a FIXED_RATE or FIXED_DELAY timeout adds
  * @period: its period in ns
  * @slack: its slack in ns, applied to every period
  */
-struct wt_periodic {
-	struct wt_timer timer;
+struct wt_period {
 	u64 period;
 	u64 slack;
+};
+
+#define WT_BLOCK_TIMERS		((PAGE_SIZE - 2 * sizeof(u64)) / \
+				 sizeof(struct wt_timer))
+
+/**
+ * struct wt_block - one page of a context's timer store
+ * @timers: the timers; index @first + n is @timers[n]
+ * @periods: period and slack of the periodic ones among @timers, by the
+ *	same position, or NULL while none has been periodic
+ * @first: the index of @timers[0]
+ *
+ * Blocks come from a cache aligned to their size, so that a timer finds its
+ * block, and so its index, by masking its address.
+ */
+struct wt_block {
+	struct wt_timer timers[WT_BLOCK_TIMERS];
+	struct wt_period *periods;
+	u32 first;
 };
 
 /* A record read() has taken off the ready list and is copying out. */
@@ -225,15 +266,15 @@ struct wt_stats {
  *	  ctx->wqh.lock		(irq-safe)
  *	    the registered eventfd's lock, and the locks of whatever waits on
  *	    ctx->wqh (eventfd_signal(), wake_up_locked_poll())
- *	ctx->mutex
- *	  ctx->ids' xa_lock	(never under ctx->wqh.lock)
  *
  * ctx->mutex serializes everything userspace does: every ioctl, and read()
  * while it takes records and copies them out (it is not held while read()
- * sleeps for records). It alone protects the id xarray and whatever only
- * userspace changes: @nr_live, @gen, @next_index, @taken, and the
- * configuration, which is also written under ctx->wqh.lock so that the
- * hrtimer callback may read it under that lock alone.
+ * sleeps for records). It protects the timer store (@blocks, @nr_blocks,
+ * @free, every timer's @gen and the @periods of every block) and whatever
+ * only userspace changes: @nr_live, @taken, @scratch, and the configuration,
+ * which is also written under ctx->wqh.lock so that the hrtimer callback may
+ * read it under that lock alone. The hrtimer callback never looks an id up
+ * nor frees a timer.
  *
  * ctx->wqh.lock, the waitqueue's lock as in timerfd, is what the hrtimer
  * callback takes. It protects the wheel, the ready list and every timer's
@@ -241,8 +282,8 @@ struct wt_stats {
  * counters. Process context takes it with spin_lock_irq(). Functions named
  * __wt_*() expect it held.
  *
- * Nothing is allocated under ctx->wqh.lock: a timeout's object and its id
- * are allocated first, under the mutex only.
+ * Nothing is allocated under ctx->wqh.lock: an operation that needs memory
+ * makes wt_apply_ops() drop the lock, grow the store and try again.
  */
 
 /**
@@ -260,14 +301,18 @@ struct wt_stats {
  * @max_pending: the most live timeouts the context may hold
  * @flags: WT_CONFIG_* flags
  * @clockid: the clock deadlines are measured on
- * @ids: index -> struct wt_timer, for the ids handed to userspace
- * @next_index: where the cyclic id allocation goes on
- * @gen: the id generation, bumped each time the allocation wraps
+ * @blocks: the timer store, @nr_blocks blocks; index i >= 1 is timer
+ *	(i - 1) % WT_BLOCK_TIMERS of block (i - 1) / WT_BLOCK_TIMERS
+ * @nr_blocks: blocks in use
+ * @blocks_cap: room in @blocks
+ * @free: the free timers, linked through @free_next
  * @nr_live: timeouts that hold an id (queued, ready or being read)
  * @nr_ready: records on @ready
  * @stats: event counters, for show_fdinfo
  * @taken: records read() is copying out, and their timeouts
- * @events: the records themselves, as they are copied out
+ * @scratch: WT_SCRATCH_SIZE bytes for read() or for a chunk of operations
+ * @scratch.events: the records read() copies out
+ * @scratch.ops: the operations being applied
  * @wheel: the timing wheel, last because it is large (3.6 KiB)
  */
 struct wt_ctx {
@@ -283,14 +328,18 @@ struct wt_ctx {
 	u64 max_pending;
 	u64 flags;
 	clockid_t clockid;
-	struct xarray ids;
-	u32 next_index;
-	u16 gen;
+	struct wt_block **blocks;
+	u32 nr_blocks;
+	u32 blocks_cap;
+	struct wt_timer *free;
 	u64 nr_live;
 	u64 nr_ready;
 	struct wt_stats stats;
 	struct wt_taken *taken;
-	struct wt_event *events;
+	union {
+		struct wt_event *events;
+		struct wt_op *ops;
+	} scratch;
 	struct wheel wheel;
 };
 
@@ -344,9 +393,28 @@ static ktime_t wt_tick_to_ktime(const struct wt_ctx *ctx, u64 tick)
 	return tick * ctx->resolution;
 }
 
-static struct wt_periodic *to_periodic(struct wt_timer *t)
+static struct wt_block *wt_block_of(const struct wt_timer *t)
 {
-	return container_of(t, struct wt_periodic, timer);
+	return (struct wt_block *)((unsigned long)t & PAGE_MASK);
+}
+
+static u32 wt_index(const struct wt_timer *t)
+{
+	const struct wt_block *b = wt_block_of(t);
+
+	return b->first + (t - b->timers);
+}
+
+static u64 wt_id(const struct wt_timer *t)
+{
+	return (u64)t->gen << 32 | wt_index(t);
+}
+
+static struct wt_period *wt_period_of(const struct wt_timer *t)
+{
+	const struct wt_block *b = wt_block_of(t);
+
+	return &b->periods[t - b->timers];
 }
 
 static u64 wt_kind_flags(const struct wt_timer *t)
@@ -361,17 +429,119 @@ static u64 wt_kind_flags(const struct wt_timer *t)
 	}
 }
 
-static u64 wt_id(const struct wt_timer *t)
+/* The live timer with id @id, or NULL. */
+static struct wt_timer *wt_lookup(struct wt_ctx *ctx, u64 id)
 {
-	return (u64)t->gen << 32 | t->index;
+	u32 index = lower_32_bits(id), pos = index - 1;
+	struct wt_timer *t;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (!index || pos / WT_BLOCK_TIMERS >= ctx->nr_blocks)
+		return NULL;
+	t = &ctx->blocks[pos / WT_BLOCK_TIMERS]->timers[pos % WT_BLOCK_TIMERS];
+	if (t->state == WT_TIMER_FREE || t->gen != upper_32_bits(id))
+		return NULL;
+	return t;
 }
 
-static void wt_timer_free(struct wt_timer *t)
+/* Make room in the block table for one more block. */
+static int wt_store_grow_table(struct wt_ctx *ctx)
 {
-	if (t->kind == WT_KIND_ONESHOT)
-		kmem_cache_free(wt_timer_cache, t);
-	else
-		kmem_cache_free(wt_periodic_cache, to_periodic(t));
+	u32 cap = ctx->blocks_cap ? ctx->blocks_cap * 2 : 16;
+	struct wt_block **blocks;
+
+	blocks = kvmalloc_array(cap, sizeof(*blocks),
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!blocks)
+		return -ENOMEM;
+	if (ctx->nr_blocks)
+		memcpy(blocks, ctx->blocks, ctx->nr_blocks * sizeof(*blocks));
+	kvfree(ctx->blocks);
+	ctx->blocks = blocks;
+	ctx->blocks_cap = cap;
+	return 0;
+}
+
+/*
+ * Give the store what the next add needs: a free timer, and for a
+ * periodic add the period array of that timer's block. Called with the
+ * mutex held and ctx->wqh.lock not held; the free list only changes under
+ * the mutex, so what is made ready here is still there when the add runs.
+ */
+static int wt_store_grow(struct wt_ctx *ctx, bool periodic)
+{
+	struct wt_block *b;
+	unsigned int i;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (!ctx->free) {
+		if (ctx->nr_blocks == ctx->blocks_cap && wt_store_grow_table(ctx))
+			return -ENOMEM;
+		b = kmem_cache_alloc(wt_block_cache, GFP_KERNEL_ACCOUNT);
+		if (!b)
+			return -ENOMEM;
+		b->periods = NULL;
+		b->first = ctx->nr_blocks * WT_BLOCK_TIMERS + 1;
+		/* The lowest index is handed out first. */
+		for (i = WT_BLOCK_TIMERS; i-- > 0; ) {
+			b->timers[i].gen = 0;
+			b->timers[i].state = WT_TIMER_FREE;
+			b->timers[i].free_next = ctx->free;
+			ctx->free = &b->timers[i];
+		}
+		ctx->blocks[ctx->nr_blocks] = b;
+		WRITE_ONCE(ctx->nr_blocks, ctx->nr_blocks + 1);
+	}
+	b = wt_block_of(ctx->free);
+	if (periodic && !b->periods) {
+		b->periods = kmem_cache_alloc(wt_periods_cache,
+					      GFP_KERNEL_ACCOUNT);
+		if (!b->periods)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * A free timer for an add, or NULL if wt_store_grow() has to run first.
+ * The caller counts it in @nr_live.
+ */
+static struct wt_timer *wt_timer_get(struct wt_ctx *ctx, bool periodic)
+{
+	struct wt_timer *t = ctx->free;
+
+	if (!t || (periodic && !wt_block_of(t)->periods))
+		return NULL;
+	ctx->free = t->free_next;
+	return t;
+}
+
+/* Return @t, in neither the wheel nor the ready list, and make its id stale. */
+static void wt_timer_put(struct wt_ctx *ctx, struct wt_timer *t)
+{
+	lockdep_assert_held(&ctx->mutex);
+	t->gen++;
+	t->state = WT_TIMER_FREE;
+	t->free_next = ctx->free;
+	ctx->free = t;
+	ctx->nr_live--;
+}
+
+/* Free the whole store; nothing may use it any more. */
+static void wt_store_destroy(struct wt_ctx *ctx)
+{
+	struct wt_block *b;
+	u32 i;
+
+	for (i = 0; i < ctx->nr_blocks; i++) {
+		b = ctx->blocks[i];
+		if (b->periods)
+			kmem_cache_free(wt_periods_cache, b->periods);
+		kmem_cache_free(wt_block_cache, b);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	kvfree(ctx->blocks);
 }
 
 /* The ready list: an hlist used as a FIFO through its tail pointer. */
@@ -448,7 +618,10 @@ static void __wt_rebuild(struct wt_ctx *ctx, u64 nowtick)
 	ctx->stats.rebuilds++;
 }
 
-/* Queue @t, which is in neither the wheel nor the ready list, at @tick. */
+/*
+ * Queue @t, which is in neither the wheel nor the ready list, at @tick.
+ * The caller calls __wt_program() before it lets go of the lock.
+ */
 static void __wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick)
 {
 	u64 nowtick;
@@ -462,7 +635,6 @@ static void __wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick)
 	}
 	t->state = WT_TIMER_QUEUED;
 	wheel_add(&ctx->wheel, &t->entry, tick);
-	__wt_program(ctx);
 }
 
 static void __wt_notify(struct wt_ctx *ctx)
@@ -526,53 +698,31 @@ static enum hrtimer_restart wt_hrtimer_fn(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
-static struct wt_timer *wt_lookup(struct wt_ctx *ctx, u64 id)
+/*
+ * An absolute deadline from a relative or absolute one, or -ERANGE.
+ * @now is the clock as read for the operation's chunk.
+ */
+static int wt_deadline(const struct wt_op *op, u64 now, u64 *deadline)
 {
-	struct wt_timer *t;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (!lower_32_bits(id) || upper_32_bits(id) > U16_MAX)
-		return NULL;
-	t = xa_load(&ctx->ids, lower_32_bits(id));
-	if (!t || t->gen != upper_32_bits(id))
-		return NULL;
-	return t;
-}
-
-/* Release the id of @t, which is in neither the wheel nor the ready list. */
-static void wt_forget(struct wt_ctx *ctx, struct wt_timer *t)
-{
-	xa_erase(&ctx->ids, t->index);
-	ctx->nr_live--;
-	wt_timer_free(t);
-}
-
-/* An absolute deadline from a relative or absolute one, or -ERANGE. */
-static int wt_deadline(const struct wt_ctx *ctx, const struct wt_op *op,
-		       u64 *deadline)
-{
-	u64 now;
-
 	if (op->deadline > WT_TIME_MAX)
 		return -ERANGE;
 	if (op->flags & WT_ABSTIME) {
 		*deadline = op->deadline;
 		return 0;
 	}
-	now = wt_now(ctx);
 	if (op->deadline > WT_TIME_MAX - now)
 		return -ERANGE;
 	*deadline = now + op->deadline;
 	return 0;
 }
 
-static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op)
+/* -ENOMEM when the store must grow first: see wt_apply_ops(). */
+static int __wt_op_add(struct wt_ctx *ctx, struct wt_op *op, u64 now)
 {
 	u64 periodic = op->flags & WT_PERIODIC_FLAGS;
-	struct wt_periodic *p = NULL;
+	struct wt_period *p;
 	struct wt_timer *t;
 	u64 deadline;
-	u32 index;
 	int ret;
 
 	if (op->flags & ~WT_ADD_FLAGS || periodic == WT_PERIODIC_FLAGS)
@@ -581,50 +731,30 @@ static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op)
 		return -EINVAL;
 	if (op->slack > WT_TIME_MAX)
 		return -EINVAL;
-	ret = wt_deadline(ctx, op, &deadline);
+	ret = wt_deadline(op, now, &deadline);
 	if (ret)
 		return ret;
 	if (ctx->nr_live >= ctx->max_pending)
 		return -ENOSPC;
-
-	if (periodic) {
-		p = kmem_cache_alloc(wt_periodic_cache, GFP_KERNEL_ACCOUNT);
-		t = p ? &p->timer : NULL;
-	} else {
-		t = kmem_cache_alloc(wt_timer_cache, GFP_KERNEL_ACCOUNT);
-	}
+	t = wt_timer_get(ctx, periodic);
 	if (!t)
 		return -ENOMEM;
-	ret = xa_alloc_cyclic(&ctx->ids, &index, t, XA_LIMIT(1, U32_MAX),
-			      &ctx->next_index, GFP_KERNEL_ACCOUNT);
-	if (ret < 0) {
-		wt_timer_free(t);
-		return ret == -EBUSY ? -ENOSPC : ret;
-	}
-	/* Wrapped: every index from now on may have had an owner before. */
-	if (ret == 1)
-		ctx->gen++;
 
 	wheel_entry_init(&t->entry);
 	t->deadline = deadline;
 	t->cookie = op->cookie;
-	t->index = index;
-	t->gen = ctx->gen;
-	if (p) {
+	if (periodic) {
 		t->kind = periodic == WT_FIXED_RATE ? WT_KIND_FIXED_RATE :
 						      WT_KIND_FIXED_DELAY;
+		p = wt_period_of(t);
 		p->period = op->period;
 		p->slack = op->slack;
 	} else {
 		t->kind = WT_KIND_ONESHOT;
 	}
-
-	spin_lock_irq(&ctx->wqh.lock);
 	__wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
-	ctx->stats.added++;
-	spin_unlock_irq(&ctx->wqh.lock);
-
 	ctx->nr_live++;
+	ctx->stats.added++;
 	op->id = wt_id(t);
 	return WT_STATUS_ADDED;
 }
@@ -641,7 +771,11 @@ static int __wt_unlink(struct wt_ctx *ctx, struct wt_timer *t)
 	return WT_STATUS_PENDING;
 }
 
-static int wt_op_cancel(struct wt_ctx *ctx, struct wt_op *op)
+/*
+ * Cancelling never makes the wheel's next expiry earlier, so the hrtimer
+ * is left as it is: see __wt_program().
+ */
+static int __wt_op_cancel(struct wt_ctx *ctx, struct wt_op *op)
 {
 	struct wt_timer *t;
 	int status;
@@ -651,20 +785,14 @@ static int wt_op_cancel(struct wt_ctx *ctx, struct wt_op *op)
 	t = wt_lookup(ctx, op->id);
 	if (!t)
 		return -ENOENT;
-
-	spin_lock_irq(&ctx->wqh.lock);
 	status = __wt_unlink(ctx, t);
-	if (status == WT_STATUS_PENDING) {
+	if (status == WT_STATUS_PENDING)
 		ctx->stats.cancelled++;
-		__wt_program(ctx);
-	}
-	spin_unlock_irq(&ctx->wqh.lock);
-
-	wt_forget(ctx, t);
+	wt_timer_put(ctx, t);
 	return status;
 }
 
-static int wt_op_modify(struct wt_ctx *ctx, struct wt_op *op)
+static int __wt_op_modify(struct wt_ctx *ctx, struct wt_op *op, u64 now)
 {
 	struct wt_timer *t;
 	u64 deadline;
@@ -673,54 +801,191 @@ static int wt_op_modify(struct wt_ctx *ctx, struct wt_op *op)
 	if (op->flags & ~WT_ABSTIME || op->period || op->cookie ||
 	    op->slack > WT_TIME_MAX)
 		return -EINVAL;
-	status = wt_deadline(ctx, op, &deadline);
+	status = wt_deadline(op, now, &deadline);
 	if (status)
 		return status;
 	t = wt_lookup(ctx, op->id);
 	if (!t)
 		return -ENOENT;
-
-	spin_lock_irq(&ctx->wqh.lock);
 	status = __wt_unlink(ctx, t);
 	t->deadline = deadline;
 	if (t->kind != WT_KIND_ONESHOT)
-		to_periodic(t)->slack = op->slack;
+		wt_period_of(t)->slack = op->slack;
 	__wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
 	ctx->stats.modified++;
-	spin_unlock_irq(&ctx->wqh.lock);
 	return status;
 }
 
-/*
- * Apply one operation and record its outcome in @op. @only is the
- * operation of a single-operation ioctl, 0 in a batch.
- */
-static bool wt_apply(struct wt_ctx *ctx, struct wt_op *op, u32 only)
+/* Record in @op the outcome of applying it: a WT_STATUS_* or a -errno. */
+static void wt_op_done(struct wt_op *op, int ret)
 {
-	u32 code = op->op ? op->op : only;
-	int ret;
-
-	if (op->reserved || (only && code != only))
-		ret = -EINVAL;
-	else if (code == WT_OP_ADD)
-		ret = wt_op_add(ctx, op);
-	else if (code == WT_OP_CANCEL)
-		ret = wt_op_cancel(ctx, op);
-	else if (code == WT_OP_MODIFY)
-		ret = wt_op_modify(ctx, op);
-	else
-		ret = -EINVAL;
-
 	if (ret < 0) {
-		if (code == WT_OP_ADD)
+		if (op->op == WT_OP_ADD)
 			op->id = 0;
 		op->status = 0;
 		op->error = -ret;
-		return false;
+	} else {
+		op->status = ret;
+		op->error = 0;
 	}
-	op->status = ret;
-	op->error = 0;
-	return true;
+}
+
+/*
+ * Apply one operation and record its outcome in @op, whose @op is the
+ * operation to run. Returns -ENOMEM, with @op untouched, when the store
+ * has to grow first.
+ */
+static int __wt_apply(struct wt_ctx *ctx, struct wt_op *op, u64 now)
+{
+	int ret;
+
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (op->reserved)
+		ret = -EINVAL;
+	else if (op->op == WT_OP_ADD)
+		ret = __wt_op_add(ctx, op, now);
+	else if (op->op == WT_OP_CANCEL)
+		ret = __wt_op_cancel(ctx, op);
+	else if (op->op == WT_OP_MODIFY)
+		ret = __wt_op_modify(ctx, op, now);
+	else
+		ret = -EINVAL;
+	if (ret == -ENOMEM)
+		return ret;
+	wt_op_done(op, ret);
+	return 0;
+}
+
+/*
+ * Apply @n operations under one hold of the lock, with one clock reading,
+ * and program the hrtimer once. An add that needs the store to grow makes
+ * it drop the lock, grow the store and try that add again; if the store
+ * cannot grow, the add fails with -ENOMEM and the others go on. Returns
+ * how many succeeded. Caller holds the mutex.
+ */
+static unsigned int wt_apply_ops(struct wt_ctx *ctx, struct wt_op *ops,
+				 unsigned int n)
+{
+	unsigned int i, done = 0;
+	int err;
+	u64 now;
+
+	lockdep_assert_held(&ctx->mutex);
+	spin_lock_irq(&ctx->wqh.lock);
+	now = wt_now(ctx);
+	for (i = 0; i < n; i++) {
+		if (__wt_apply(ctx, &ops[i], now)) {
+			/* The wheel must be driven while the lock is let go. */
+			__wt_program(ctx);
+			spin_unlock_irq(&ctx->wqh.lock);
+			err = wt_store_grow(ctx, ops[i].flags & WT_PERIODIC_FLAGS);
+			spin_lock_irq(&ctx->wqh.lock);
+			if (err || __wt_apply(ctx, &ops[i], now))
+				wt_op_done(&ops[i], -ENOMEM);
+		}
+		done += !ops[i].error;
+	}
+	__wt_program(ctx);
+	spin_unlock_irq(&ctx->wqh.lock);
+	return done;
+}
+
+/*
+ * Check that every page of the @size bytes at @uaddr can be read and
+ * written, by reading and writing back one byte of each, so that a call
+ * fails before it changes anything rather than after.
+ */
+static int wt_user_probe(void __user *uaddr, size_t size)
+{
+	char __user *p = uaddr, *end = p + size;
+	char c;
+
+	if (!user_access_begin(uaddr, size))
+		return -EFAULT;
+	while (p < end) {
+		unsafe_get_user(c, p, fault);
+		unsafe_put_user(c, p, fault);
+		p = (char __user *)PAGE_ALIGN((unsigned long)p + 1);
+	}
+	user_access_end();
+	return 0;
+fault:
+	user_access_end();
+	return -EFAULT;
+}
+
+/*
+ * Read the inputs of @n operations. Field by field, as the fields are
+ * used: @status and @error are outputs and are not read.
+ */
+static int wt_ops_read(struct wt_op *ops, const struct wt_op __user *uops,
+		       unsigned int n)
+{
+	unsigned int i;
+
+	if (!user_read_access_begin(uops, n * sizeof(*ops)))
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		unsafe_get_user(ops[i].op, &uops[i].op, fault);
+		unsafe_get_user(ops[i].reserved, &uops[i].reserved, fault);
+		unsafe_get_user(ops[i].flags, &uops[i].flags, fault);
+		unsafe_get_user(ops[i].id, &uops[i].id, fault);
+		unsafe_get_user(ops[i].deadline, &uops[i].deadline, fault);
+		unsafe_get_user(ops[i].period, &uops[i].period, fault);
+		unsafe_get_user(ops[i].slack, &uops[i].slack, fault);
+		unsafe_get_user(ops[i].cookie, &uops[i].cookie, fault);
+		ops[i].status = 0;
+		ops[i].error = 0;
+	}
+	user_read_access_end();
+	return 0;
+fault:
+	user_read_access_end();
+	return -EFAULT;
+}
+
+/* Write back what userspace learns of @n applied operations. */
+static int wt_ops_answer(struct wt_op __user *uops, const struct wt_op *ops,
+			 unsigned int n)
+{
+	unsigned int i;
+
+	if (!user_write_access_begin(uops, n * sizeof(*ops)))
+		return -EFAULT;
+	for (i = 0; i < n; i++) {
+		if (ops[i].op == WT_OP_ADD)
+			unsafe_put_user(ops[i].id, &uops[i].id, fault);
+		unsafe_put_user(ops[i].status, &uops[i].status, fault);
+		unsafe_put_user(ops[i].error, &uops[i].error, fault);
+	}
+	user_write_access_end();
+	return 0;
+fault:
+	user_write_access_end();
+	return -EFAULT;
+}
+
+/*
+ * Read, apply and answer @n <= WT_OPS_CHUNK operations at @uops; @only is
+ * the operation of a single-operation ioctl, 0 in a batch. Adds to *@done
+ * how many succeeded. Caller holds the mutex; the array has been probed.
+ */
+static int wt_apply_user(struct wt_ctx *ctx, struct wt_op __user *uops,
+			 unsigned int n, u32 only, unsigned int *done)
+{
+	struct wt_op *ops = ctx->scratch.ops;
+	unsigned int i;
+
+	if (wt_ops_read(ops, uops, n))
+		return -EFAULT;
+	/*
+	 * 0 stands for a single-operation ioctl's own operation. Any other is
+	 * -EINVAL there, as an unknown operation (0 in a batch) is.
+	 */
+	for (i = 0; only && i < n; i++)
+		ops[i].op = ops[i].op == only || !ops[i].op ? only : 0;
+	*done += wt_apply_ops(ctx, ops, n);
+	return wt_ops_answer(uops, ops, n);
 }
 
 static int wt_lock(struct wt_ctx *ctx)
@@ -729,32 +994,11 @@ static int wt_lock(struct wt_ctx *ctx)
 	return mutex_lock_interruptible(&ctx->mutex) ? -ERESTARTSYS : 0;
 }
 
-/*
- * Read @count operations from @uops and write them straight back, so that
- * an array we could not update afterwards fails before anything happens.
- */
-static struct wt_op *wt_ops_in(void __user *uops, u32 count)
-{
-	size_t size = array_size(count, sizeof(struct wt_op));
-	struct wt_op *ops;
-
-	/* Userspace asked for it: failing is its -ENOMEM, not a log splat. */
-	ops = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!ops)
-		return ERR_PTR(-ENOMEM);
-	if (copy_from_user(ops, uops, size) || copy_to_user(uops, ops, size)) {
-		kvfree(ops);
-		return ERR_PTR(-EFAULT);
-	}
-	return ops;
-}
-
 static long wt_ioctl_batch(struct wt_ctx *ctx, void __user *uarg)
 {
+	struct wt_op __user *uops;
+	unsigned int done = 0, n;
 	struct wt_batch batch;
-	void __user *uops;
-	struct wt_op *ops;
-	long done = 0;
 	u32 i;
 	int ret;
 
@@ -765,41 +1009,36 @@ static long wt_ioctl_batch(struct wt_ctx *ctx, void __user *uarg)
 	if (!batch.count)
 		return 0;
 	uops = u64_to_user_ptr(batch.ops);
-	ops = wt_ops_in(uops, batch.count);
-	if (IS_ERR(ops))
-		return PTR_ERR(ops);
+	if (wt_user_probe(uops, batch.count * sizeof(*uops)))
+		return -EFAULT;
 
 	ret = wt_lock(ctx);
 	if (ret)
-		goto out;
-	for (i = 0; i < batch.count; i++)
-		done += wt_apply(ctx, &ops[i], 0);
+		return ret;
+	for (i = 0; i < batch.count && !ret; i += n) {
+		n = min_t(u32, batch.count - i, WT_OPS_CHUNK);
+		ret = wt_apply_user(ctx, uops + i, n, 0, &done);
+	}
 	mutex_unlock(&ctx->mutex);
-
-	ret = copy_to_user(uops, ops, array_size(batch.count, sizeof(*ops))) ?
-	      -EFAULT : 0;
-out:
-	kvfree(ops);
 	return ret ? ret : done;
 }
 
 /* WT_IOC_ADD, WT_IOC_CANCEL, WT_IOC_MODIFY: a batch of one. */
 static long wt_ioctl_op(struct wt_ctx *ctx, void __user *uarg, u32 code)
 {
-	struct wt_op op;
-	int ret;
+	unsigned int done = 0;
+	long ret;
 
-	if (copy_from_user(&op, uarg, sizeof(op)) ||
-	    copy_to_user(uarg, &op, sizeof(op)))
+	if (wt_user_probe(uarg, sizeof(struct wt_op)))
 		return -EFAULT;
 	ret = wt_lock(ctx);
 	if (ret)
 		return ret;
-	wt_apply(ctx, &op, code);
+	ret = wt_apply_user(ctx, uarg, 1, code, &done);
+	if (!ret)
+		ret = -(long)ctx->scratch.ops[0].error;
 	mutex_unlock(&ctx->mutex);
-	if (copy_to_user(uarg, &op, sizeof(op)))
-		return -EFAULT;
-	return -(long)op.error;
+	return ret;
 }
 
 static long wt_ioctl_api(void __user *uarg)
@@ -1046,7 +1285,7 @@ static long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg)
 	q.deadline = t->deadline;
 	q.remaining = t->deadline > now ? t->deadline - now : 0;
 	q.cookie = t->cookie;
-	q.period = t->kind == WT_KIND_ONESHOT ? 0 : to_periodic(t)->period;
+	q.period = t->kind == WT_KIND_ONESHOT ? 0 : wt_period_of(t)->period;
 	spin_unlock_irq(&ctx->wqh.lock);
 	mutex_unlock(&ctx->mutex);
 	return copy_to_user(uarg, &q, sizeof(q)) ? -EFAULT : 0;
@@ -1102,7 +1341,7 @@ static void __wt_describe(struct wt_timer *t, u64 now, struct wt_event *ev,
 
 	switch (t->kind) {
 	case WT_KIND_FIXED_RATE:
-		period = to_periodic(t)->period;
+		period = wt_period_of(t)->period;
 		if (now > t->deadline)
 			overruns = div64_u64(now - t->deadline, period);
 		/* deadline + (overruns + 1) * period, if it is a time at all */
@@ -1110,7 +1349,7 @@ static void __wt_describe(struct wt_timer *t, u64 now, struct wt_event *ev,
 			*next = t->deadline + (overruns + 1) * period;
 		break;
 	case WT_KIND_FIXED_DELAY:
-		period = to_periodic(t)->period;
+		period = wt_period_of(t)->period;
 		if (period <= WT_TIME_MAX - now)
 			*next = now + period;
 		break;
@@ -1131,7 +1370,7 @@ static void __wt_describe(struct wt_timer *t, u64 now, struct wt_event *ev,
 static ssize_t wt_read_batch(struct wt_ctx *ctx, char __user *buf,
 			     unsigned int max, bool *fault)
 {
-	struct wt_event *ev = ctx->events;
+	struct wt_event *ev = ctx->scratch.events;
 	struct wt_taken *tk = ctx->taken;
 	unsigned int n = 0, copied, i;
 	struct wt_timer *t;
@@ -1165,13 +1404,14 @@ static ssize_t wt_read_batch(struct wt_ctx *ctx, char __user *buf,
 			continue;
 		t->deadline = tk[i].next;
 		__wt_queue(ctx, t, wt_tick(ctx, t->deadline,
-					   to_periodic(t)->slack));
+					   wt_period_of(t)->slack));
 	}
+	__wt_program(ctx);
 	spin_unlock_irq(&ctx->wqh.lock);
 
 	for (i = 0; i < copied; i++)
 		if (ev[i].flags & WT_EVENT_FINAL)
-			wt_forget(ctx, tk[i].timer);
+			wt_timer_put(ctx, tk[i].timer);
 	if (!copied)
 		return -EFAULT;
 	return copied * sizeof(*ev);
@@ -1246,19 +1486,16 @@ static int wt_open(struct inode *inode, struct file *file)
 		return -ENOMEM;
 	ctx->taken = kcalloc(WT_READ_BATCH, sizeof(*ctx->taken),
 			     GFP_KERNEL_ACCOUNT);
-	ctx->events = kcalloc(WT_READ_BATCH, sizeof(*ctx->events),
-			      GFP_KERNEL_ACCOUNT);
-	if (!ctx->taken || !ctx->events) {
+	ctx->scratch.events = kmalloc(WT_SCRATCH_SIZE, GFP_KERNEL_ACCOUNT);
+	if (!ctx->taken || !ctx->scratch.events) {
 		kfree(ctx->taken);
-		kfree(ctx->events);
+		kfree(ctx->scratch.events);
 		kfree(ctx);
 		return -ENOMEM;
 	}
 	init_waitqueue_head(&ctx->wqh);
 	mutex_init(&ctx->mutex);
 	INIT_HLIST_HEAD(&ctx->ready);
-	xa_init_flags(&ctx->ids, XA_FLAGS_ALLOC | XA_FLAGS_ACCOUNT);
-	ctx->next_index = 1;
 	wt_hrtimer_setup(&ctx->timer, wt_hrtimer_fn, CLOCK_MONOTONIC,
 			 WT_HRTIMER_MODE);
 	mutex_lock(&ctx->mutex);
@@ -1272,29 +1509,16 @@ static int wt_open(struct inode *inode, struct file *file)
 static int wt_release(struct inode *inode, struct file *file)
 {
 	struct wt_ctx *ctx = file->private_data;
-	struct wheel_entry *e;
-	struct hlist_node *tmp;
-	struct wt_timer *t;
-	unsigned long n = 0;
 
 	/* Last reference: only the hrtimer could still run. */
 	hrtimer_cancel(&ctx->timer);
-	while ((e = wheel_drain(&ctx->wheel))) {
-		wt_timer_free(container_of(e, struct wt_timer, entry));
-		if (!(++n % 1024))
-			cond_resched();
-	}
-	hlist_for_each_entry_safe(t, tmp, &ctx->ready, ready.link) {
-		wt_timer_free(t);
-		if (!(++n % 1024))
-			cond_resched();
-	}
-	xa_destroy(&ctx->ids);
+	/* Every timer, queued, ready or free, lives in the store. */
+	wt_store_destroy(ctx);
 	if (ctx->eventfd)
 		eventfd_ctx_put(ctx->eventfd);
 	mutex_destroy(&ctx->mutex);
 	kfree(ctx->taken);
-	kfree(ctx->events);
+	kfree(ctx->scratch.events);
 	kfree(ctx);
 	return 0;
 }
@@ -1349,6 +1573,9 @@ static void wt_show_fdinfo(struct seq_file *m, struct file *file)
 	else
 		seq_printf(m, "hrtimer_armed_tick:\t%llu\n", armed);
 	seq_printf(m, "rebuilds:\t%llu\n", st.rebuilds);
+	/* Changed under the mutex only; a stale count is harmless here. */
+	seq_printf(m, "timer_blocks:\t%u\n", READ_ONCE(ctx->nr_blocks));
+	seq_printf(m, "timers_per_block:\t%lu\n", WT_BLOCK_TIMERS);
 	seq_printf(m, "eventfd:\t%d\n", eventfd);
 }
 #else
@@ -1379,7 +1606,8 @@ static int __init wheeltimer_init(void)
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct wt_timer) > 48);
-	BUILD_BUG_ON(sizeof(struct wt_periodic) > 64);
+	BUILD_BUG_ON(sizeof(struct wt_block) > PAGE_SIZE);
+	BUILD_BUG_ON(WT_OPS_CHUNK < 1 || WT_OPS_CHUNK > WT_READ_BATCH);
 
 	if (!max_pending || max_pending > max_pending_limit ||
 	    max_pending_limit > WT_PENDING_CEILING) {
@@ -1388,15 +1616,17 @@ static int __init wheeltimer_init(void)
 		return -EINVAL;
 	}
 
-	wt_timer_cache = kmem_cache_create("wheeltimer_timer",
-					   sizeof(struct wt_timer), 0,
+	/* Aligned to their size, for wt_block_of(). */
+	wt_block_cache = kmem_cache_create("wheeltimer_block", PAGE_SIZE,
+					   PAGE_SIZE,
 					   SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
 					   NULL);
-	wt_periodic_cache = kmem_cache_create("wheeltimer_periodic",
-					      sizeof(struct wt_periodic), 0,
-					      SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
-					      NULL);
-	if (!wt_timer_cache || !wt_periodic_cache) {
+	wt_periods_cache = kmem_cache_create("wheeltimer_periods",
+					     WT_BLOCK_TIMERS *
+					     sizeof(struct wt_period), 0,
+					     SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
+					     NULL);
+	if (!wt_block_cache || !wt_periods_cache) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -1405,16 +1635,16 @@ static int __init wheeltimer_init(void)
 		goto err;
 	return 0;
 err:
-	kmem_cache_destroy(wt_periodic_cache);
-	kmem_cache_destroy(wt_timer_cache);
+	kmem_cache_destroy(wt_periods_cache);
+	kmem_cache_destroy(wt_block_cache);
 	return ret;
 }
 
 static void __exit wheeltimer_exit(void)
 {
 	misc_deregister(&wheeltimer_misc);
-	kmem_cache_destroy(wt_periodic_cache);
-	kmem_cache_destroy(wt_timer_cache);
+	kmem_cache_destroy(wt_periods_cache);
+	kmem_cache_destroy(wt_block_cache);
 }
 
 module_init(wheeltimer_init);

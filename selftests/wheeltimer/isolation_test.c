@@ -3,7 +3,9 @@
  * What belongs to whom: each open file is a context of its own, whose ids
  * mean nothing to another file; a forked child or a dup()ed descriptor
  * shares the open file and so the context; and closing the last reference
- * frees every timeout it held, which the slab caches show.
+ * frees every timeout it held, which the slab caches show: a file keeps its
+ * timeouts in page-sized blocks from the wheeltimer_block cache, and the
+ * period and slack of periodic ones in wheeltimer_periods.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -136,8 +138,8 @@ static long slab_objects(const char *cache)
 	return strtol(buf, NULL, 10);
 }
 
-/* A few slabs' worth of objects per CPU, free but counted as in use. */
-#define SLAB_SLACK	2048
+/* A few slabs' worth of blocks per CPU, free but counted as in use. */
+#define SLAB_SLACK	64
 
 static void fill(struct __test_metadata *_metadata, int fd, int n,
 		 __u64 flags, __u64 deadline, __u64 period)
@@ -166,15 +168,15 @@ FIXTURE_TEARDOWN(slab) {}
 TEST_F_TIMEOUT(slab, closing_a_file_with_100k_timeouts_frees_them_all, 600)
 {
 	enum { ONESHOT = 100000, PERIODIC = 10000, DUE = 5000 };
-	long t0 = slab_objects("wheeltimer_timer");
-	long p0 = slab_objects("wheeltimer_periodic");
-	long t1, p1, t2, p2;
+	long b0 = slab_objects("wheeltimer_block");
+	long p0 = slab_objects("wheeltimer_periods");
+	long b1, p1, b2, p2, blocks, per_block;
 	struct pollfd pfd;
 	int fd = wt_open();
 
 	if (fd < 0)
 		SKIP(return, "%s: %m", WT_DEV);
-	if (t0 < 0 || p0 < 0)
+	if (b0 < 0 || p0 < 0)
 		SKIP(return, "no /sys/kernel/slab/wheeltimer_*/objects");
 	/* Pending far away, periodic, and fired but unread: all of them. */
 	fill(_metadata, fd, ONESHOT - DUE, 0, 3600 * SEC, 0);
@@ -185,32 +187,40 @@ TEST_F_TIMEOUT(slab, closing_a_file_with_100k_timeouts_frees_them_all, 600)
 	ASSERT_EQ(1, poll(&pfd, 1, 10000));
 	EXPECT_EQ(ONESHOT + PERIODIC, wt_fdinfo(fd, "live"));
 
-	t1 = slab_objects("wheeltimer_timer");
-	p1 = slab_objects("wheeltimer_periodic");
-	ksft_print_msg("objects in use: timer %ld -> %ld, periodic %ld -> %ld\n",
-		       t0, t1, p0, p1);
-	EXPECT_LE(t0 + ONESHOT - SLAB_SLACK, t1);
-	EXPECT_LE(p0 + PERIODIC - SLAB_SLACK, p1);
+	/* Nothing was freed: the store is exactly as large as it must be. */
+	blocks = wt_fdinfo(fd, "timer_blocks");
+	per_block = wt_fdinfo(fd, "timers_per_block");
+	ASSERT_LT(0, per_block);
+	EXPECT_EQ((ONESHOT + PERIODIC + per_block - 1) / per_block, blocks);
+
+	b1 = slab_objects("wheeltimer_block");
+	p1 = slab_objects("wheeltimer_periods");
+	ksft_print_msg("%ld blocks of %ld timers; in use: blocks %ld -> %ld, periods %ld -> %ld\n",
+		       blocks, per_block, b0, b1, p0, p1);
+	EXPECT_LE(b0 + blocks - SLAB_SLACK, b1);
+	/* The periodic ones were added in a row: a block's array serves many. */
+	EXPECT_LE(p0 + PERIODIC / per_block - SLAB_SLACK, p1);
+	EXPECT_GE(p0 + PERIODIC / per_block + 2 + SLAB_SLACK, p1);
 
 	close(fd);
-	t2 = slab_objects("wheeltimer_timer");
-	p2 = slab_objects("wheeltimer_periodic");
-	ksft_print_msg("after close: timer %ld, periodic %ld\n", t2, p2);
-	EXPECT_GE(t0 + SLAB_SLACK, t2);
+	b2 = slab_objects("wheeltimer_block");
+	p2 = slab_objects("wheeltimer_periods");
+	ksft_print_msg("after close: blocks %ld, periods %ld\n", b2, p2);
+	EXPECT_GE(b0 + SLAB_SLACK, b2);
 	EXPECT_GE(p0 + SLAB_SLACK, p2);
 }
 
 TEST_F_TIMEOUT(slab, a_process_that_exits_with_timeouts_frees_them, 600)
 {
 	enum { N = 50000 };
-	long t0 = slab_objects("wheeltimer_timer"), t1;
+	long t0 = slab_objects("wheeltimer_block"), t1;
 	int status;
 	pid_t pid;
 
 	if (access(WT_DEV, R_OK))
 		SKIP(return, "%s: %m", WT_DEV);
 	if (t0 < 0)
-		SKIP(return, "no /sys/kernel/slab/wheeltimer_timer/objects");
+		SKIP(return, "no /sys/kernel/slab/wheeltimer_block/objects");
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -222,8 +232,8 @@ TEST_F_TIMEOUT(slab, a_process_that_exits_with_timeouts_frees_them, 600)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
-	t1 = slab_objects("wheeltimer_timer");
-	ksft_print_msg("objects in use: %ld before, %ld after the exit\n",
+	t1 = slab_objects("wheeltimer_block");
+	ksft_print_msg("blocks in use: %ld before, %ld after the exit\n",
 		       t0, t1);
 	EXPECT_GE(t0 + SLAB_SLACK, t1);
 }

@@ -74,8 +74,8 @@ struct mixed {
 	unsigned int per_adder, per_modifier, per_canceller, churn_files;
 	unsigned int total;
 	atomic_ullong *ids;		/* in the order they were added */
-	atomic_uchar *fate;		/* by id index: 1 read, 2 cancelled */
-	atomic_int nr_ids;
+	atomic_uchar *fate;		/* by place in @ids: 1 read, 2 cancelled */
+	atomic_int nr_ids;		/* places taken; ids stored once known */
 	atomic_int workers_done;
 	atomic_bool stop;
 	atomic_long added, read, cancelled, cancel_withdrawn;
@@ -94,25 +94,36 @@ static void mixed_error(struct mixed *s, const char *what, long val)
 			 what, val);
 }
 
-static void mixed_note(struct mixed *s, __u64 id, unsigned char how)
+/*
+ * Timeout number @pos (its cookie: ids are reused, with a new generation,
+ * once their timeout is gone), whose id is @id, was read or cancelled.
+ */
+static void mixed_note(struct mixed *s, __u64 pos, __u64 id,
+		       unsigned char how)
 {
-	__u64 index = id & 0xffffffffULL;
+	__u64 known;
 
-	if (!index || index > s->total) {
-		mixed_error(s, "id out of range", (long)id);
+	if (pos >= s->total) {
+		mixed_error(s, "cookie out of range", (long)pos);
 		return;
 	}
-	if (atomic_fetch_or(&s->fate[index], how))
+	/* Its adder may not have stored the id yet; if it has, it is @id. */
+	known = atomic_load(&s->ids[pos]);
+	if (!id || (known && known != id))
+		mixed_error(s, "id of another timeout", (long)id);
+	if (atomic_fetch_or(&s->fate[pos], how))
 		atomic_fetch_add(&s->twice, 1);
 }
 
-static __u64 mixed_pick(struct mixed *s, __u64 *seed)
+/* A random timeout added so far: its id (0 if not known yet) and place. */
+static __u64 mixed_pick(struct mixed *s, __u64 *seed, __u64 *pos)
 {
 	int n = atomic_load(&s->nr_ids);
 
 	if (!n)
 		return 0;
-	return atomic_load(&s->ids[rnd(seed) % n]);
+	*pos = rnd(seed) % n;
+	return atomic_load(&s->ids[*pos]);
 }
 
 static void *mixed_adder(void *arg)
@@ -128,29 +139,31 @@ static void *mixed_adder(void *arg)
 						       ADD_BATCH;
 		if (rnd(&seed) % 4 == 0) {
 			/* A single ADD now and then: the other code path. */
-			r = wt_add(s->fd, rnd(&seed) % (3 * MSEC), &id);
+			slot = atomic_fetch_add(&s->nr_ids, 1);
+			r = wt_add_full(s->fd, 0, rnd(&seed) % (3 * MSEC), 0, 0,
+					slot, &id);
 			if (r) {
 				mixed_error(s, "add", r);
 				break;
 			}
-			slot = atomic_fetch_add(&s->nr_ids, 1);
 			atomic_store(&s->ids[slot], id);
 			atomic_fetch_add(&s->added, 1);
 			done++;
 			continue;
 		}
 		memset(ops, 0, sizeof(ops));
+		slot = atomic_fetch_add(&s->nr_ids, k);
 		for (i = 0; i < k; i++) {
 			ops[i].op = WT_OP_ADD;
 			ops[i].deadline = rnd(&seed) % (3 * MSEC);
 			ops[i].slack = rnd(&seed) % 8 ? 0 : MSEC;
+			ops[i].cookie = slot + i;
 		}
 		r = wt_batch(s->fd, ops, k);
 		if (r != (int)k) {
 			mixed_error(s, "batch add", r);
 			break;
 		}
-		slot = atomic_fetch_add(&s->nr_ids, k);
 		for (i = 0; i < k; i++)
 			atomic_store(&s->ids[slot + i], ops[i].id);
 		atomic_fetch_add(&s->added, k);
@@ -163,12 +176,12 @@ static void *mixed_adder(void *arg)
 static void *mixed_modifier(void *arg)
 {
 	struct mixed *s = arg;
-	__u64 seed = (__u64)(uintptr_t)&seed | 1, id;
+	__u64 seed = (__u64)(uintptr_t)&seed | 1, id, pos;
 	unsigned int done = 0;
 	int st;
 
 	while (done < s->per_modifier) {
-		id = mixed_pick(s, &seed);
+		id = mixed_pick(s, &seed, &pos);
 		if (!id)
 			continue;
 		st = wt_modify(s->fd, id, 0, rnd(&seed) % (3 * MSEC), 0);
@@ -189,17 +202,17 @@ static void *mixed_modifier(void *arg)
 static void *mixed_canceller(void *arg)
 {
 	struct mixed *s = arg;
-	__u64 seed = (__u64)(uintptr_t)&seed | 1, id;
+	__u64 seed = (__u64)(uintptr_t)&seed | 1, id, pos;
 	unsigned int done = 0;
 	int st;
 
 	while (done < s->per_canceller) {
-		id = mixed_pick(s, &seed);
+		id = mixed_pick(s, &seed, &pos);
 		if (!id)
 			continue;
 		st = wt_cancel(s->fd, id);
 		if (st == WT_STATUS_PENDING || st == WT_STATUS_WITHDRAWN) {
-			mixed_note(s, id, 2);
+			mixed_note(s, pos, id, 2);
 			atomic_fetch_add(&s->cancelled, 1);
 			if (st == WT_STATUS_WITHDRAWN)
 				atomic_fetch_add(&s->cancel_withdrawn, 1);
@@ -238,7 +251,7 @@ static void *mixed_reader(void *arg)
 			if (!(ev[i].flags & WT_EVENT_FINAL))
 				mixed_error(s, "one-shot record not final",
 					    (long)ev[i].flags);
-			mixed_note(s, ev[i].id, 1);
+			mixed_note(s, ev[i].cookie, ev[i].id, 1);
 		}
 		atomic_fetch_add(&s->read, n);
 	}
@@ -377,7 +390,7 @@ TEST_F_TIMEOUT(stress, mixed_ops_with_reopen_fired_plus_cancelled_is_added, 900)
 	for (i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
 
-	for (i = 1; i <= s->total; i++) {
+	for (i = 0; i < s->total; i++) {
 		both += atomic_load(&s->fate[i]) == 3;
 		neither += atomic_load(&s->fate[i]) == 0;
 	}
@@ -882,7 +895,7 @@ static void *busy_worker(void *arg)
 TEST_F_TIMEOUT(stress, rmmod_refused_under_load_then_slabs_empty, 600)
 {
 	static const char * const caches[] = {
-		"wheeltimer_timer", "wheeltimer_periodic",
+		"wheeltimer_block", "wheeltimer_periods",
 	};
 	struct busy b[4] = {};
 	pthread_t th[4];

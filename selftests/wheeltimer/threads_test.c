@@ -3,7 +3,9 @@
  * Many threads on one file at once: adders, cancellers and readers race
  * each other and the hrtimer (or a thread advancing a virtual clock). At
  * the end every timeout was either read exactly once or cancelled exactly
- * once, never both and never neither: fired + cancelled == added, id by id.
+ * once, never both and never neither: fired + cancelled == added, timeout
+ * by timeout. Each timeout's cookie is its place in the order of adds, as
+ * ids are reused (with a new generation) once their timeout is gone.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -28,23 +30,30 @@ struct shared {
 	bool virtual;
 	/* Ids in the order they were added, for the cancellers to pick. */
 	atomic_ullong ids[TOTAL];
+	/* Places in @ids taken; the id is stored there once it is known. */
 	atomic_int nr_ids;
 	atomic_int adders_done;
 	atomic_bool stop;
-	/* Per id index: 1 once read, 2 once cancelled. */
-	atomic_uchar fate[TOTAL + 1];
+	/* Per place in @ids: 1 once read, 2 once cancelled. */
+	atomic_uchar fate[TOTAL];
 	atomic_long read, cancelled, withdrawn, twice, errors;
 };
 
-static void note(struct shared *s, __u64 id, unsigned char how)
+/* Timeout number @pos, whose id is @id, was read (1) or cancelled (2). */
+static void note(struct shared *s, __u64 pos, __u64 id, unsigned char how)
 {
 	unsigned char was;
+	__u64 known;
 
-	if (!id || id > TOTAL || id >> 32) {
+	if (pos >= TOTAL) {
 		atomic_fetch_add(&s->errors, 1);
 		return;
 	}
-	was = atomic_fetch_or(&s->fate[id], how);
+	/* Its adder may not have stored the id yet; if it has, it is @id. */
+	known = atomic_load(&s->ids[pos]);
+	if (!id || (known && known != id))
+		atomic_fetch_add(&s->errors, 1);
+	was = atomic_fetch_or(&s->fate[pos], how);
 	if (was)
 		atomic_fetch_add(&s->twice, 1);
 }
@@ -67,16 +76,17 @@ static void *adder(void *arg)
 	while (done < PER_ADDER) {
 		k = PER_ADDER - done < BATCH ? PER_ADDER - done : BATCH;
 		memset(ops, 0, sizeof(ops));
+		slot = atomic_fetch_add(&s->nr_ids, k);
 		for (i = 0; i < k; i++) {
 			ops[i].op = WT_OP_ADD;
 			/* Due soon enough that many fire while others are added. */
 			ops[i].deadline = rnd(&seed) % (20 * MSEC);
+			ops[i].cookie = slot + i;
 		}
 		if (wt_batch(s->fd, ops, k) != k) {
 			atomic_fetch_add(&s->errors, 1);
 			break;
 		}
-		slot = atomic_fetch_add(&s->nr_ids, k);
 		for (i = 0; i < k; i++)
 			atomic_store(&s->ids[slot + i], ops[i].id);
 		done += k;
@@ -89,20 +99,22 @@ static void *canceller(void *arg)
 {
 	struct shared *s = arg;
 	__u64 seed = (__u64)(uintptr_t)&seed | 1;
+	__u64 id, pos;
 	int n, st;
-	__u64 id;
 
 	while (!atomic_load(&s->stop)) {
 		n = atomic_load(&s->nr_ids);
 		if (!n)
 			continue;
-		/* Ids may still be 0 for a moment after their slot is taken. */
-		id = atomic_load(&s->ids[rnd(&seed) % n]);
+		/* Ids are still 0 for a moment after their place is taken. */
+		pos = rnd(&seed) % n;
+		id = atomic_load(&s->ids[pos]);
 		if (!id)
 			continue;
+		/* Stale once read or cancelled, even if its slot is reused. */
 		st = wt_cancel(s->fd, id);
 		if (st == WT_STATUS_PENDING || st == WT_STATUS_WITHDRAWN) {
-			note(s, id, 2);
+			note(s, pos, id, 2);
 			atomic_fetch_add(st == WT_STATUS_PENDING ?
 					 &s->cancelled : &s->withdrawn, 1);
 		} else if (st != -ENOENT) {
@@ -133,7 +145,7 @@ static void *reader(void *arg)
 			if (!(ev[i].flags & WT_EVENT_FINAL) ||
 			    ev[i].fired_at < ev[i].deadline)
 				atomic_fetch_add(&s->errors, 1);
-			note(s, ev[i].id, 1);
+			note(s, ev[i].cookie, ev[i].id, 1);
 		}
 		atomic_fetch_add(&s->read, n);
 	}
@@ -194,7 +206,7 @@ static void run(struct __test_metadata *_metadata, bool virtual)
 	EXPECT_EQ(TOTAL, atomic_load(&s->nr_ids));
 	EXPECT_EQ(TOTAL, atomic_load(&s->read) + atomic_load(&s->cancelled) +
 			 atomic_load(&s->withdrawn));
-	for (i = 1; i <= TOTAL; i++) {
+	for (i = 0; i < TOTAL; i++) {
 		unsigned char f = atomic_load(&s->fate[i]);
 
 		both += f == 3;

@@ -35,10 +35,11 @@
  * added, and a timeout fires when the wall clock reaches it, however the
  * clock is set in between.
  *
- * Ids are assigned by the kernel: never 0, and never reused for another
- * timeout of the same file for 2^48 allocations (a generation number in the
- * upper 32 bits makes a stale id unknown, -ENOENT, rather than aliasing a
- * newer timeout). An id means nothing to any other file.
+ * Ids are assigned by the kernel: never 0. The lower 32 bits are a slot
+ * that the file reuses once the timeout that held it is gone; the upper 32
+ * bits are the slot's generation, bumped on each reuse, so a stale id is
+ * unknown (-ENOENT) rather than aliasing a newer timeout, until its slot has
+ * been reused 2^32 times. An id means nothing to any other file.
  *
  * When a timeout comes due, the kernel queues one &struct wt_event for it,
  * wakes read(), poll(), select() and epoll waiters (EPOLLIN), and adds 1 to
@@ -208,15 +209,15 @@ struct wt_op {
  * @flags: must be zero
  * @reserved: must be zero
  *
- * The kernel reads the whole array, then writes it back unchanged before
- * applying anything: an array that cannot be read or written fails the call
- * with -EFAULT, and nothing has happened. The operations are then applied in
- * order, each on its own: one failing (its @error says why) does not stop
- * the ones after it nor undo the ones before it. Finally @status, @id and
- * @error of every element are written back, and the ioctl returns the
- * number of operations that succeeded. Should that last write fault (the
- * caller unmapped the array meanwhile), the call fails with -EFAULT though
- * the operations took effect.
+ * Before applying anything, the kernel checks that the whole array can be
+ * read and written: if not, the call fails with -EFAULT and nothing has
+ * happened. The operations are then applied in order, each on its own: one
+ * failing (its @error says why) does not stop the ones after it nor undo
+ * the ones before it. The kernel writes @status and @error of every
+ * element, and @id of every ADD, and no other field; the ioctl returns the
+ * number of operations that succeeded. Should the array become unreadable
+ * or unwritable during the call (another thread unmapped it), the call
+ * fails with -EFAULT, and the operations before that point took effect.
  */
 struct wt_batch {
 	__u64 ops;
