@@ -295,6 +295,8 @@ struct wt_stats {
  * @timer: the hrtimer driving the wheel on a real clock
  * @armed: the tick @timer was last armed for, WT_UNARMED if none; @timer
  *	fires no later than @armed * @resolution
+ * @reprogram: an entry went in the wheel earlier than @armed since
+ *	__wt_program() last ran
  * @vnow: the virtual clock, in ns, when WT_CONFIG_VIRTUAL
  * @eventfd: signalled when records become ready, or NULL
  * @resolution: ns per tick
@@ -322,6 +324,7 @@ struct wt_ctx {
 	struct hlist_node *ready_tail;
 	struct hrtimer timer;
 	u64 armed;
+	bool reprogram;
 	u64 vnow;
 	struct eventfd_ctx *eventfd;
 	u64 resolution;
@@ -593,10 +596,22 @@ static void __wt_program(struct wt_ctx *ctx)
 	u64 tick;
 
 	lockdep_assert_held(&ctx->wqh.lock);
+	ctx->reprogram = false;
 	if (wt_is_virtual(ctx) || !wheel_next_expiry(&ctx->wheel, &tick))
 		return;
 	if (tick < ctx->armed)
 		__wt_arm(ctx, tick, wt_tick_to_ktime(ctx, tick));
+}
+
+/*
+ * The same after adds, moves and re-arms, but only if one of them went in
+ * earlier than the hrtimer is armed for: otherwise the hrtimer fires by
+ * then anyway, and __wt_program() runs from its callback.
+ */
+static void __wt_program_queued(struct wt_ctx *ctx)
+{
+	if (ctx->reprogram)
+		__wt_program(ctx);
 }
 
 /* Put every entry back in a wheel whose clock is @nowtick. */
@@ -615,12 +630,13 @@ static void __wt_rebuild(struct wt_ctx *ctx, u64 nowtick)
 	}
 	/* The hrtimer may be armed for a later time than is now right. */
 	ctx->armed = WT_UNARMED;
+	ctx->reprogram = true;
 	ctx->stats.rebuilds++;
 }
 
 /*
  * Queue @t, which is in neither the wheel nor the ready list, at @tick.
- * The caller calls __wt_program() before it lets go of the lock.
+ * The caller calls __wt_program_queued() before it lets go of the lock.
  */
 static void __wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick)
 {
@@ -635,6 +651,8 @@ static void __wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick)
 	}
 	t->state = WT_TIMER_QUEUED;
 	wheel_add(&ctx->wheel, &t->entry, tick);
+	if (tick < ctx->armed)
+		ctx->reprogram = true;
 }
 
 static void __wt_notify(struct wt_ctx *ctx)
@@ -856,6 +874,18 @@ static int __wt_apply(struct wt_ctx *ctx, struct wt_op *op, u64 now)
 	return 0;
 }
 
+/* Whether any of @n operations has a deadline relative to now. */
+static bool wt_ops_need_clock(const struct wt_op *ops, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if ((ops[i].op == WT_OP_ADD || ops[i].op == WT_OP_MODIFY) &&
+		    !(ops[i].flags & WT_ABSTIME))
+			return true;
+	return false;
+}
+
 /*
  * Apply @n operations under one hold of the lock, with one clock reading,
  * and program the hrtimer once. An add that needs the store to grow makes
@@ -872,11 +902,11 @@ static unsigned int wt_apply_ops(struct wt_ctx *ctx, struct wt_op *ops,
 
 	lockdep_assert_held(&ctx->mutex);
 	spin_lock_irq(&ctx->wqh.lock);
-	now = wt_now(ctx);
+	now = wt_ops_need_clock(ops, n) ? wt_now(ctx) : 0;
 	for (i = 0; i < n; i++) {
 		if (__wt_apply(ctx, &ops[i], now)) {
 			/* The wheel must be driven while the lock is let go. */
-			__wt_program(ctx);
+			__wt_program_queued(ctx);
 			spin_unlock_irq(&ctx->wqh.lock);
 			err = wt_store_grow(ctx, ops[i].flags & WT_PERIODIC_FLAGS);
 			spin_lock_irq(&ctx->wqh.lock);
@@ -885,7 +915,7 @@ static unsigned int wt_apply_ops(struct wt_ctx *ctx, struct wt_op *ops,
 		}
 		done += !ops[i].error;
 	}
-	__wt_program(ctx);
+	__wt_program_queued(ctx);
 	spin_unlock_irq(&ctx->wqh.lock);
 	return done;
 }
@@ -1406,7 +1436,7 @@ static ssize_t wt_read_batch(struct wt_ctx *ctx, char __user *buf,
 		__wt_queue(ctx, t, wt_tick(ctx, t->deadline,
 					   wt_period_of(t)->slack));
 	}
-	__wt_program(ctx);
+	__wt_program_queued(ctx);
 	spin_unlock_irq(&ctx->wqh.lock);
 
 	for (i = 0; i < copied; i++)
