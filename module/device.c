@@ -15,10 +15,13 @@
  * recently freed first, so that request-timeout churn keeps reusing a few
  * cache-hot ones; freeing one bumps its generation, so its old id is stale
  * (-ENOENT) until the same slot has been reused 2^32 times. Blocks are
- * allocated as the number of live timeouts grows and returned when the
- * file is closed: a file keeps the memory of its peak. Periodic timeouts
- * keep their period and slack in a side array of their block, allocated
- * with the block's first periodic timeout.
+ * allocated as the number of live timeouts grows. They are returned when
+ * the file is closed, and when it holds no timeout at all, all but the
+ * first WT_STORE_KEEP_BLOCKS are (blocks made again later start their
+ * generations above every one handed out before). A file that never
+ * empties keeps the memory of its peak. Periodic timeouts keep their
+ * period and slack in a side array of their block, allocated with the
+ * block's first periodic timeout.
  *
  * Ticks. A deadline D (ns on the context's clock) goes in the wheel at tick
  * ceil(D / resolution), moved later within its slack by wheel_apply_slack();
@@ -138,6 +141,8 @@
 #define WT_SCRATCH_SIZE		(WT_READ_BATCH * sizeof(struct wt_event))
 /* Operations applied per hold of the lock: as many as the same room takes. */
 #define WT_OPS_CHUNK		(WT_SCRATCH_SIZE / sizeof(struct wt_op))
+/* Blocks an emptied store keeps, so that churn near zero does not realloc. */
+#define WT_STORE_KEEP_BLOCKS	16
 /* No file may hold more timeouts than there are indices (u32, from 1). */
 #define WT_PENDING_CEILING	((unsigned long)U32_MAX - PAGE_SIZE)
 
@@ -308,6 +313,8 @@ struct wt_stats {
  * @nr_blocks: blocks in use
  * @blocks_cap: room in @blocks
  * @free: the free timers, linked through @free_next
+ * @gen_floor: the generation new blocks start at, above every generation
+ *	of the blocks given back
  * @nr_live: timeouts that hold an id (queued, ready or being read)
  * @nr_ready: records on @ready
  * @stats: event counters, for show_fdinfo
@@ -335,6 +342,7 @@ struct wt_ctx {
 	u32 nr_blocks;
 	u32 blocks_cap;
 	struct wt_timer *free;
+	u32 gen_floor;
 	u64 nr_live;
 	u64 nr_ready;
 	struct wt_stats stats;
@@ -487,7 +495,7 @@ static int wt_store_grow(struct wt_ctx *ctx, bool periodic)
 		b->first = ctx->nr_blocks * WT_BLOCK_TIMERS + 1;
 		/* The lowest index is handed out first. */
 		for (i = WT_BLOCK_TIMERS; i-- > 0; ) {
-			b->timers[i].gen = 0;
+			b->timers[i].gen = ctx->gen_floor;
 			b->timers[i].state = WT_TIMER_FREE;
 			b->timers[i].free_next = ctx->free;
 			ctx->free = &b->timers[i];
@@ -530,20 +538,64 @@ static void wt_timer_put(struct wt_ctx *ctx, struct wt_timer *t)
 	ctx->nr_live--;
 }
 
-/* Free the whole store; nothing may use it any more. */
-static void wt_store_destroy(struct wt_ctx *ctx)
+/* Free the blocks from @keep on, whose timers are all free. */
+static void wt_store_free_blocks(struct wt_ctx *ctx, u32 keep)
 {
 	struct wt_block *b;
+	unsigned int j;
 	u32 i;
 
-	for (i = 0; i < ctx->nr_blocks; i++) {
+	for (i = keep; i < ctx->nr_blocks; i++) {
 		b = ctx->blocks[i];
+		for (j = 0; j < WT_BLOCK_TIMERS; j++)
+			ctx->gen_floor = max(ctx->gen_floor, b->timers[j].gen);
 		if (b->periods)
 			kmem_cache_free(wt_periods_cache, b->periods);
 		kmem_cache_free(wt_block_cache, b);
 		if (!(i % 1024))
 			cond_resched();
 	}
+	WRITE_ONCE(ctx->nr_blocks, min(keep, ctx->nr_blocks));
+}
+
+/*
+ * Give back all but WT_STORE_KEEP_BLOCKS blocks of a store that holds no
+ * timeout, and the table's room beyond them if a smaller one can be had.
+ * The free list is made again from what is kept, lowest index first.
+ */
+static void wt_store_trim(struct wt_ctx *ctx)
+{
+	struct wt_block **blocks;
+	struct wt_block *b;
+	unsigned int j;
+	u32 i;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (ctx->nr_live || ctx->nr_blocks <= WT_STORE_KEEP_BLOCKS)
+		return;
+	wt_store_free_blocks(ctx, WT_STORE_KEEP_BLOCKS);
+	blocks = kmalloc_array(WT_STORE_KEEP_BLOCKS, sizeof(*blocks),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (blocks) {
+		memcpy(blocks, ctx->blocks, ctx->nr_blocks * sizeof(*blocks));
+		kvfree(ctx->blocks);
+		ctx->blocks = blocks;
+		ctx->blocks_cap = WT_STORE_KEEP_BLOCKS;
+	}
+	ctx->free = NULL;
+	for (i = ctx->nr_blocks; i-- > 0; ) {
+		b = ctx->blocks[i];
+		for (j = WT_BLOCK_TIMERS; j-- > 0; ) {
+			b->timers[j].free_next = ctx->free;
+			ctx->free = &b->timers[j];
+		}
+	}
+}
+
+/* Free the whole store; nothing may use it any more. */
+static void wt_store_destroy(struct wt_ctx *ctx)
+{
+	wt_store_free_blocks(ctx, 0);
 	kvfree(ctx->blocks);
 }
 
@@ -1015,6 +1067,7 @@ static int wt_apply_user(struct wt_ctx *ctx, struct wt_op __user *uops,
 	for (i = 0; only && i < n; i++)
 		ops[i].op = ops[i].op == only || !ops[i].op ? only : 0;
 	*done += wt_apply_ops(ctx, ops, n);
+	wt_store_trim(ctx);
 	return wt_ops_answer(uops, ops, n);
 }
 
@@ -1442,6 +1495,7 @@ static ssize_t wt_read_batch(struct wt_ctx *ctx, char __user *buf,
 	for (i = 0; i < copied; i++)
 		if (ev[i].flags & WT_EVENT_FINAL)
 			wt_timer_put(ctx, tk[i].timer);
+	wt_store_trim(ctx);
 	if (!copied)
 		return -EFAULT;
 	return copied * sizeof(*ev);

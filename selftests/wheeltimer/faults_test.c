@@ -29,15 +29,6 @@
 #include "../kselftest_harness.h"
 #include "wt_util.h"
 
-/*
- * Each test runs in a child that ends with _exit(): through the runner's
- * pipe a fully buffered stdout would lose what ksft_print_msg() reports.
- */
-static void __attribute__((constructor)) stdout_line_buffered(void)
-{
-	setvbuf(stdout, NULL, _IOLBF, 0);
-}
-
 #define FAILSLAB	"/sys/kernel/debug/failslab/"
 #define MAX_NTH		64
 

@@ -210,6 +210,86 @@ TEST_F_TIMEOUT(slab, closing_a_file_with_100k_timeouts_frees_them_all, 600)
 	EXPECT_GE(p0 + SLAB_SLACK, p2);
 }
 
+/* Add @n timeouts an hour away in batches; their ids go to @ids. */
+static void add_far(struct __test_metadata *_metadata, int fd, __u64 *ids,
+		    int n)
+{
+	struct wt_op ops[WT_BATCH_MAX];
+	int i, j, k;
+
+	for (i = 0; i < n; i += k) {
+		k = n - i < WT_BATCH_MAX ? n - i : WT_BATCH_MAX;
+		memset(ops, 0, sizeof(ops));
+		for (j = 0; j < k; j++) {
+			ops[j].op = WT_OP_ADD;
+			ops[j].deadline = 3600 * SEC;
+		}
+		ASSERT_EQ(k, wt_batch(fd, ops, k));
+		for (j = 0; j < k; j++)
+			ids[i + j] = ops[j].id;
+	}
+}
+
+/* Cancel @n ids in batches; returns how many were found. */
+static int cancel_all(struct __test_metadata *_metadata, int fd,
+		      const __u64 *ids, int n)
+{
+	struct wt_op ops[WT_BATCH_MAX];
+	int i, j, k, found = 0;
+
+	for (i = 0; i < n; i += k) {
+		k = n - i < WT_BATCH_MAX ? n - i : WT_BATCH_MAX;
+		memset(ops, 0, sizeof(ops));
+		for (j = 0; j < k; j++) {
+			ops[j].op = WT_OP_CANCEL;
+			ops[j].id = ids[i + j];
+		}
+		found += wt_batch(fd, ops, k);
+		for (j = 0; j < k; j++)
+			EXPECT_TRUE(ops[j].status == WT_STATUS_PENDING ||
+				    ops[j].error == ENOENT);
+	}
+	return found;
+}
+
+TEST_F_TIMEOUT(slab, an_emptied_file_gives_blocks_back_and_old_ids_stay_stale, 600)
+{
+	enum { N = 20000 };
+	static __u64 old[N], cur[N];
+	long b0 = slab_objects("wheeltimer_block"), b1, b2;
+	long peak, kept, per_block;
+	int fd = wt_open();
+
+	if (fd < 0)
+		SKIP(return, "%s: %m", WT_DEV);
+	if (b0 < 0)
+		SKIP(return, "no /sys/kernel/slab/wheeltimer_block/objects");
+	per_block = wt_fdinfo(fd, "timers_per_block");
+	add_far(_metadata, fd, old, N);
+	peak = wt_fdinfo(fd, "timer_blocks");
+	b1 = slab_objects("wheeltimer_block");
+	EXPECT_EQ(N, cancel_all(_metadata, fd, old, N));
+	EXPECT_EQ(0, wt_fdinfo(fd, "live"));
+	kept = wt_fdinfo(fd, "timer_blocks");
+	b2 = slab_objects("wheeltimer_block");
+	ksft_print_msg("%d timeouts: %ld blocks, %ld kept; in use %ld -> %ld -> %ld\n",
+		       N, peak, kept, b0, b1, b2);
+	EXPECT_EQ((N + per_block - 1) / per_block, peak);
+	/* A few blocks stay, for churn near zero; the rest go back. */
+	EXPECT_LT(0, kept);
+	EXPECT_GE(2048, kept * per_block);
+	EXPECT_LE(b0 + peak - SLAB_SLACK, b1);
+	EXPECT_GE(b0 + kept + SLAB_SLACK, b2);
+
+	/* The same slots again, from blocks made anew: no old id is valid. */
+	add_far(_metadata, fd, cur, N);
+	EXPECT_EQ(peak, wt_fdinfo(fd, "timer_blocks"));
+	EXPECT_EQ(0, cancel_all(_metadata, fd, old, N));
+	EXPECT_EQ(N, wt_fdinfo(fd, "live"));
+	EXPECT_EQ(N, cancel_all(_metadata, fd, cur, N));
+	close(fd);
+}
+
 TEST_F_TIMEOUT(slab, a_process_that_exits_with_timeouts_frees_them, 600)
 {
 	enum { N = 50000 };

@@ -31,6 +31,15 @@
 /* Where tools/vm/run puts the module, for tests that unload and reload it. */
 #define WT_MODULE_PATH	"/lib/modules/wheeltimer.ko"
 
+/*
+ * Each test runs in a child that ends with _exit(): through the runner's
+ * pipe a fully buffered stdout would lose what ksft_print_msg() reports.
+ */
+static void __attribute__((constructor)) wt_stdout_line_buffered(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 static inline int wt_unload_module(void)
 {
 	return syscall(__NR_delete_module, WT_MODULE_NAME, O_NONBLOCK);
