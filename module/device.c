@@ -39,10 +39,12 @@
  * interrupt after that one.
  *
  * Batches. Operations are applied in chunks of WT_OPS_CHUNK, each read
- * with one copy, applied under one hold of the lock with one clock reading
- * and at most one hrtimer programming, and answered by writing back only
- * @id, @status and @error. The array's pages are probed for reading and
- * writing before anything is applied, so that a bad array fails whole.
+ * field by field, applied under one hold of the lock with at most one
+ * clock reading and one hrtimer programming, and answered by writing back
+ * only @id, @status and @error. Reading a chunk clears those fields, which
+ * checks that they can be written; a batch of more chunks than one has its
+ * pages probed for reading and writing first. Either way a bad array fails
+ * before anything is applied.
  *
  * Bounded work. The hrtimer is a soft one: its callback runs in the timer
  * softirq (in a softirq thread on PREEMPT_RT), where the kernel bounds the
@@ -997,32 +999,43 @@ fault:
 }
 
 /*
- * Read the inputs of @n operations. Field by field, as the fields are
- * used: @status and @error are outputs and are not read.
+ * Read the inputs of @n operations, field by field, and clear the fields
+ * the answer will write (@status, @error, and @id of an add), which checks
+ * that they can be written before anything is applied. @only is the
+ * operation of a single-operation ioctl, for which 0 stands; 0 otherwise.
  */
-static int wt_ops_read(struct wt_op *ops, const struct wt_op __user *uops,
-		       unsigned int n)
+static int wt_ops_read(struct wt_op *ops, struct wt_op __user *uops,
+		       unsigned int n, u32 only)
 {
+	struct wt_op *op;
 	unsigned int i;
 
-	if (!user_read_access_begin(uops, n * sizeof(*ops)))
+	if (!user_access_begin(uops, n * sizeof(*ops)))
 		return -EFAULT;
 	for (i = 0; i < n; i++) {
-		unsafe_get_user(ops[i].op, &uops[i].op, fault);
-		unsafe_get_user(ops[i].reserved, &uops[i].reserved, fault);
-		unsafe_get_user(ops[i].flags, &uops[i].flags, fault);
-		unsafe_get_user(ops[i].id, &uops[i].id, fault);
-		unsafe_get_user(ops[i].deadline, &uops[i].deadline, fault);
-		unsafe_get_user(ops[i].period, &uops[i].period, fault);
-		unsafe_get_user(ops[i].slack, &uops[i].slack, fault);
-		unsafe_get_user(ops[i].cookie, &uops[i].cookie, fault);
-		ops[i].status = 0;
-		ops[i].error = 0;
+		op = &ops[i];
+		unsafe_get_user(op->op, &uops[i].op, fault);
+		unsafe_get_user(op->reserved, &uops[i].reserved, fault);
+		unsafe_get_user(op->flags, &uops[i].flags, fault);
+		unsafe_get_user(op->id, &uops[i].id, fault);
+		unsafe_get_user(op->deadline, &uops[i].deadline, fault);
+		unsafe_get_user(op->period, &uops[i].period, fault);
+		unsafe_get_user(op->slack, &uops[i].slack, fault);
+		unsafe_get_user(op->cookie, &uops[i].cookie, fault);
+		/* Any operation but the ioctl's own is -EINVAL, as 0 is in a batch. */
+		if (only)
+			op->op = op->op == only || !op->op ? only : 0;
+		op->status = 0;
+		op->error = 0;
+		unsafe_put_user(0, &uops[i].status, fault);
+		unsafe_put_user(0, &uops[i].error, fault);
+		if (op->op == WT_OP_ADD)
+			unsafe_put_user(0, &uops[i].id, fault);
 	}
-	user_read_access_end();
+	user_access_end();
 	return 0;
 fault:
-	user_read_access_end();
+	user_access_end();
 	return -EFAULT;
 }
 
@@ -1050,22 +1063,15 @@ fault:
 /*
  * Read, apply and answer @n <= WT_OPS_CHUNK operations at @uops; @only is
  * the operation of a single-operation ioctl, 0 in a batch. Adds to *@done
- * how many succeeded. Caller holds the mutex; the array has been probed.
+ * how many succeeded. Caller holds the mutex.
  */
 static int wt_apply_user(struct wt_ctx *ctx, struct wt_op __user *uops,
 			 unsigned int n, u32 only, unsigned int *done)
 {
 	struct wt_op *ops = ctx->scratch.ops;
-	unsigned int i;
 
-	if (wt_ops_read(ops, uops, n))
+	if (wt_ops_read(ops, uops, n, only))
 		return -EFAULT;
-	/*
-	 * 0 stands for a single-operation ioctl's own operation. Any other is
-	 * -EINVAL there, as an unknown operation (0 in a batch) is.
-	 */
-	for (i = 0; only && i < n; i++)
-		ops[i].op = ops[i].op == only || !ops[i].op ? only : 0;
 	*done += wt_apply_ops(ctx, ops, n);
 	wt_store_trim(ctx);
 	return wt_ops_answer(uops, ops, n);
@@ -1092,7 +1098,9 @@ static long wt_ioctl_batch(struct wt_ctx *ctx, void __user *uarg)
 	if (!batch.count)
 		return 0;
 	uops = u64_to_user_ptr(batch.ops);
-	if (wt_user_probe(uops, batch.count * sizeof(*uops)))
+	/* One chunk is checked as it is read; more must be checked first. */
+	if (batch.count > WT_OPS_CHUNK &&
+	    wt_user_probe(uops, batch.count * sizeof(*uops)))
 		return -EFAULT;
 
 	ret = wt_lock(ctx);
@@ -1112,8 +1120,6 @@ static long wt_ioctl_op(struct wt_ctx *ctx, void __user *uarg, u32 code)
 	unsigned int done = 0;
 	long ret;
 
-	if (wt_user_probe(uarg, sizeof(struct wt_op)))
-		return -EFAULT;
 	ret = wt_lock(ctx);
 	if (ret)
 		return ret;

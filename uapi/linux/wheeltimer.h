@@ -211,7 +211,8 @@ struct wt_op {
  *
  * Before applying anything, the kernel checks that the whole array can be
  * read and written: if not, the call fails with -EFAULT and nothing has
- * happened. The operations are then applied in order, each on its own: one
+ * happened, though the fields it writes (below) may have been set to 0.
+ * The operations are then applied in order, each on its own: one
  * failing (its @error says why) does not stop the ones after it nor undo
  * the ones before it. The kernel writes @status and @error of every
  * element, and @id of every ADD, and no other field; the ioctl returns the
