@@ -903,16 +903,17 @@ static void wt_op_done(struct wt_op *op, int ret)
 }
 
 /*
- * Apply one operation and record its outcome in @op, whose @op is the
- * operation to run. Returns -ENOMEM, with @op untouched, when the store
- * has to grow first.
+ * Apply one operation and record its outcome in @op. @only is the
+ * operation of a single-operation ioctl, which no other may claim, or 0.
+ * Returns -ENOMEM, with @op untouched, when the store has to grow first.
  */
-static int __wt_apply(struct wt_ctx *ctx, struct wt_op *op, u64 now)
+static int __wt_apply(struct wt_ctx *ctx, struct wt_op *op, u32 only,
+		      u64 now)
 {
 	int ret;
 
 	lockdep_assert_held(&ctx->wqh.lock);
-	if (op->reserved)
+	if (op->reserved || (only && op->op != only))
 		ret = -EINVAL;
 	else if (op->op == WT_OP_ADD)
 		ret = __wt_op_add(ctx, op, now);
@@ -948,7 +949,7 @@ static bool wt_ops_need_clock(const struct wt_op *ops, unsigned int n)
  * how many succeeded. Caller holds the mutex.
  */
 static unsigned int wt_apply_ops(struct wt_ctx *ctx, struct wt_op *ops,
-				 unsigned int n)
+				 unsigned int n, u32 only)
 {
 	unsigned int i, done = 0;
 	int err;
@@ -958,13 +959,13 @@ static unsigned int wt_apply_ops(struct wt_ctx *ctx, struct wt_op *ops,
 	spin_lock_irq(&ctx->wqh.lock);
 	now = wt_ops_need_clock(ops, n) ? wt_now(ctx) : 0;
 	for (i = 0; i < n; i++) {
-		if (__wt_apply(ctx, &ops[i], now)) {
+		if (__wt_apply(ctx, &ops[i], only, now)) {
 			/* The wheel must be driven while the lock is let go. */
 			__wt_program_queued(ctx);
 			spin_unlock_irq(&ctx->wqh.lock);
 			err = wt_store_grow(ctx, ops[i].flags & WT_PERIODIC_FLAGS);
 			spin_lock_irq(&ctx->wqh.lock);
-			if (err || __wt_apply(ctx, &ops[i], now))
+			if (err || __wt_apply(ctx, &ops[i], only, now))
 				wt_op_done(&ops[i], -ENOMEM);
 		}
 		done += !ops[i].error;
@@ -1002,7 +1003,7 @@ fault:
  * Read the inputs of @n operations, field by field, and clear the fields
  * the answer will write (@status, @error, and @id of an add), which checks
  * that they can be written before anything is applied. @only is the
- * operation of a single-operation ioctl, for which 0 stands; 0 otherwise.
+ * operation of a single-operation ioctl, for which 0 stands; 0 in a batch.
  */
 static int wt_ops_read(struct wt_op *ops, struct wt_op __user *uops,
 		       unsigned int n, u32 only)
@@ -1022,9 +1023,8 @@ static int wt_ops_read(struct wt_op *ops, struct wt_op __user *uops,
 		unsafe_get_user(op->period, &uops[i].period, fault);
 		unsafe_get_user(op->slack, &uops[i].slack, fault);
 		unsafe_get_user(op->cookie, &uops[i].cookie, fault);
-		/* Any operation but the ioctl's own is -EINVAL, as 0 is in a batch. */
-		if (only)
-			op->op = op->op == only || !op->op ? only : 0;
+		if (!op->op)
+			op->op = only;
 		op->status = 0;
 		op->error = 0;
 		unsafe_put_user(0, &uops[i].status, fault);
@@ -1072,7 +1072,7 @@ static int wt_apply_user(struct wt_ctx *ctx, struct wt_op __user *uops,
 
 	if (wt_ops_read(ops, uops, n, only))
 		return -EFAULT;
-	*done += wt_apply_ops(ctx, ops, n);
+	*done += wt_apply_ops(ctx, ops, n, only);
 	wt_store_trim(ctx);
 	return wt_ops_answer(uops, ops, n);
 }
