@@ -32,7 +32,7 @@ KSFT_PROGS	= $(shell $(MAKE) -s --no-print-directory -C selftests/wheeltimer \
 DEBUG_TREE	:= $(BUILD)/debug-kernel/linux
 DEBUG_MOD	:= $(BUILD)/debug-module
 
-.PHONY: all module deps ksrc selftests check check-vm check-vm-debug \
+.PHONY: all module deps ksrc selftests check check-vm check-vm-debug check-kernels \
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
 	wheelctl examples check-examples check-demo check-dkms check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
@@ -165,11 +165,7 @@ debug-kernel:
 	@tools/debug-kernel/build >/dev/null
 
 debug-module: debug-kernel
-	@rm -rf $(DEBUG_MOD) && mkdir -p $(DEBUG_MOD)/module
-	@cp -r Kbuild uapi $(DEBUG_MOD)/
-	@cp module/Kbuild $(filter-out %.mod.c,$(wildcard module/*.c module/*.h)) \
-		$(DEBUG_MOD)/module/
-	$(MAKE) -C $(DEBUG_TREE) M=$(DEBUG_MOD) W=1 modules
+	@tools/build-module $(DEBUG_TREE) $(DEBUG_MOD)
 
 check-vm-debug: debug-module selftests
 	@echo "== selftests on the debug kernel"
@@ -177,6 +173,28 @@ check-vm-debug: debug-module selftests
 		--kernel $(DEBUG_TREE)/arch/x86/boot/bzImage \
 		--module $(DEBUG_MOD)/module/wheeltimer.ko $(VM_SELFTESTS) | \
 		tee $(BUILD)/check-vm-debug.log
+
+# Debian's other kernels for this release, fetched (not installed) by
+# tools/vm/fetch-kernel: the module is built against each one's headers,
+# warnings being errors, and the selftests run on it.
+OTHER_KERNELS = 6.12-amd64 6.12-rt-amd64
+
+check-kernels: selftests
+	@tools/deps build vm
+	@: >$(BUILD)/check-kernels.log; status=0; \
+	for flavour in $(OTHER_KERNELS); do \
+		vars=$$(tools/vm/fetch-kernel $$flavour) || { status=1; continue; }; \
+		eval "$$vars"; \
+		echo "== selftests on Debian's kernel $$release"; \
+		mod=$(BUILD)/kernels/$$release/module; \
+		tools/build-module $$kdir $$mod >$(BUILD)/kernels/build.log 2>&1 || { \
+			cat $(BUILD)/kernels/build.log; status=1; \
+			echo "not ok - the module does not build for $$release" \
+				>>$(BUILD)/check-kernels.log; continue; }; \
+		set -o pipefail; $(VM) --kernel $$image \
+			--module $$mod/module/wheeltimer.ko $(VM_SELFTESTS) | \
+			tee -a $(BUILD)/check-kernels.log || status=1; \
+	done; exit $$status
 
 # Each part appends to one log; the summary counts the cases of them all.
 check:
@@ -190,8 +208,8 @@ check:
 		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
 	fi; \
 	for run in check-wheel check-wheel-fuzz check-vm check-vm-debug \
-		check-fuzz check-examples check-demo check-bench check-dkms \
-		check-man; do \
+		check-kernels check-fuzz check-examples check-demo check-bench \
+		check-dkms check-man; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
