@@ -141,8 +141,12 @@ static long slab_objects(const char *cache)
 /* A few slabs' worth of blocks per CPU, free but counted as in use. */
 #define SLAB_SLACK	64
 
+/*
+ * Add @n timeouts in batches, one every microsecond from @deadline on;
+ * their ids go to @ids unless it is NULL.
+ */
 static void fill(struct __test_metadata *_metadata, int fd, int n,
-		 __u64 flags, __u64 deadline, __u64 period)
+		 __u64 flags, __u64 deadline, __u64 period, __u64 *ids)
 {
 	struct wt_op ops[WT_BATCH_MAX];
 	int i, j, k;
@@ -157,6 +161,8 @@ static void fill(struct __test_metadata *_metadata, int fd, int n,
 			ops[j].period = period;
 		}
 		ASSERT_EQ(k, wt_batch(fd, ops, k));
+		for (j = 0; ids && j < k; j++)
+			ids[i + j] = ops[j].id;
 	}
 }
 
@@ -179,9 +185,9 @@ TEST_F_TIMEOUT(slab, closing_a_file_with_100k_timeouts_frees_them_all, 600)
 	if (b0 < 0 || p0 < 0)
 		SKIP(return, "no /sys/kernel/slab/wheeltimer_*/objects");
 	/* Pending far away, periodic, and fired but unread: all of them. */
-	fill(_metadata, fd, ONESHOT - DUE, 0, 3600 * SEC, 0);
-	fill(_metadata, fd, PERIODIC, WT_FIXED_RATE, SEC, SEC);
-	fill(_metadata, fd, DUE, 0, 0, 0);
+	fill(_metadata, fd, ONESHOT - DUE, 0, 3600 * SEC, 0, NULL);
+	fill(_metadata, fd, PERIODIC, WT_FIXED_RATE, SEC, SEC, NULL);
+	fill(_metadata, fd, DUE, 0, 0, 0, NULL);
 	pfd.fd = fd;
 	pfd.events = POLLIN;
 	ASSERT_EQ(1, poll(&pfd, 1, 10000));
@@ -208,26 +214,6 @@ TEST_F_TIMEOUT(slab, closing_a_file_with_100k_timeouts_frees_them_all, 600)
 	ksft_print_msg("after close: blocks %ld, periods %ld\n", b2, p2);
 	EXPECT_GE(b0 + SLAB_SLACK, b2);
 	EXPECT_GE(p0 + SLAB_SLACK, p2);
-}
-
-/* Add @n timeouts an hour away in batches; their ids go to @ids. */
-static void add_far(struct __test_metadata *_metadata, int fd, __u64 *ids,
-		    int n)
-{
-	struct wt_op ops[WT_BATCH_MAX];
-	int i, j, k;
-
-	for (i = 0; i < n; i += k) {
-		k = n - i < WT_BATCH_MAX ? n - i : WT_BATCH_MAX;
-		memset(ops, 0, sizeof(ops));
-		for (j = 0; j < k; j++) {
-			ops[j].op = WT_OP_ADD;
-			ops[j].deadline = 3600 * SEC;
-		}
-		ASSERT_EQ(k, wt_batch(fd, ops, k));
-		for (j = 0; j < k; j++)
-			ids[i + j] = ops[j].id;
-	}
 }
 
 /* Cancel @n ids in batches; returns how many were found. */
@@ -265,7 +251,7 @@ TEST_F_TIMEOUT(slab, an_emptied_file_gives_blocks_back_and_old_ids_stay_stale, 6
 	if (b0 < 0)
 		SKIP(return, "no /sys/kernel/slab/wheeltimer_block/objects");
 	per_block = wt_fdinfo(fd, "timers_per_block");
-	add_far(_metadata, fd, old, N);
+	fill(_metadata, fd, N, 0, 3600 * SEC, 0, old);
 	peak = wt_fdinfo(fd, "timer_blocks");
 	b1 = slab_objects("wheeltimer_block");
 	EXPECT_EQ(N, cancel_all(_metadata, fd, old, N));
@@ -282,7 +268,7 @@ TEST_F_TIMEOUT(slab, an_emptied_file_gives_blocks_back_and_old_ids_stay_stale, 6
 	EXPECT_GE(b0 + kept + SLAB_SLACK, b2);
 
 	/* The same slots again, from blocks made anew: no old id is valid. */
-	add_far(_metadata, fd, cur, N);
+	fill(_metadata, fd, N, 0, 3600 * SEC, 0, cur);
 	EXPECT_EQ(peak, wt_fdinfo(fd, "timer_blocks"));
 	EXPECT_EQ(0, cancel_all(_metadata, fd, old, N));
 	EXPECT_EQ(N, wt_fdinfo(fd, "live"));
@@ -306,7 +292,7 @@ TEST_F_TIMEOUT(slab, a_process_that_exits_with_timeouts_frees_them, 600)
 	if (pid == 0) {
 		int fd = wt_open();
 
-		fill(_metadata, fd, N, 0, 60 * SEC, 0);
+		fill(_metadata, fd, N, 0, 60 * SEC, 0, NULL);
 		_exit(wt_fdinfo(fd, "live") == N ? 0 : 1);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
