@@ -31,8 +31,10 @@
  *
  * Tickless drive. The hrtimer is armed, in absolute mode on the context's
  * clock, at the start of the wheel's earliest non-empty slot, and is moved
- * only when an add brings an earlier one (ctx->armed remembers the tick
- * it was armed for; ctx->stats.programs counts how often it was started).
+ * only when an add, a move or a periodic re-arm puts an entry in the wheel
+ * before the tick it is armed for (ctx->armed remembers that tick,
+ * ctx->reprogram that it was undercut; ctx->stats.programs counts how often
+ * the hrtimer was started).
  * Cancelling or moving timeouts later does not re-program it, and neither
  * does emptying the wheel: at worst it fires once for nothing and arms
  * itself for the next slot, or not at all. Nothing pending means no
