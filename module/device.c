@@ -7,21 +7,9 @@
  * read, and one hrtimer. The interface is described in <linux/wheeltimer.h>;
  * this comment is about how it is driven.
  *
- * The timer store. A context keeps its timeouts in blocks of one page, each
- * holding WT_BLOCK_TIMERS of them, found through a table indexed by block.
- * An id is a generation and an index into the store; looking one up costs
- * a division and two loads, with no tree to walk, and a timeout costs 48
- * bytes and 1/85 of a table pointer. Free timeouts are kept on a list, most
- * recently freed first, so that request-timeout churn keeps reusing a few
- * cache-hot ones; freeing one bumps its generation, so its old id is stale
- * (-ENOENT) until the same slot has been reused 2^32 times. Blocks are
- * allocated as the number of live timeouts grows. They are returned when
- * the file is closed, and when it holds no timeout at all, all but the
- * first WT_STORE_KEEP_BLOCKS are (blocks made again later start their
- * generations above every one handed out before). A file that never
- * empties keeps the memory of its peak. Periodic timeouts keep their
- * period and slack in a side array of their block, allocated with the
- * block's first periodic timeout.
+ * The timer store (store.h) holds a context's timeouts in page-sized
+ * blocks and turns ids into timeouts with a division and two loads; freed
+ * timeouts are reused, most recently freed first, under a new generation.
  *
  * Ticks. A deadline D (ns on the context's clock) goes in the wheel at tick
  * ceil(D / resolution), moved later within its slack by wheel_apply_slack();
@@ -107,6 +95,7 @@
 #include <linux/wheeltimer.h>
 
 #include "compat.h"
+#include "store.h"
 #include "wheel.h"
 
 /* Entries the hrtimer callback takes off the wheel per run, cascades included. */
@@ -145,8 +134,6 @@
 #define WT_SCRATCH_SIZE		(WT_READ_BATCH * sizeof(struct wt_event))
 /* Operations applied per hold of the lock: as many as the same room takes. */
 #define WT_OPS_CHUNK		(WT_SCRATCH_SIZE / sizeof(struct wt_op))
-/* Blocks an emptied store keeps, so that churn near zero does not realloc. */
-#define WT_STORE_KEEP_BLOCKS	16
 /* No file may hold more timeouts than there are indices (u32, from 1). */
 #define WT_PENDING_CEILING	((unsigned long)U32_MAX - PAGE_SIZE)
 
@@ -159,85 +146,6 @@ static unsigned long max_pending_limit = 1UL << 24;
 module_param(max_pending_limit, ulong, 0644);
 MODULE_PARM_DESC(max_pending_limit,
 		 "The most timeouts WT_IOC_SET_CONFIG may allow one file (default 16777216)");
-
-static struct kmem_cache *wt_block_cache;
-static struct kmem_cache *wt_periods_cache;
-
-enum wt_kind {
-	WT_KIND_ONESHOT,
-	WT_KIND_FIXED_RATE,
-	WT_KIND_FIXED_DELAY,
-};
-
-enum wt_state {
-	WT_TIMER_FREE,		/* on the store's free list */
-	WT_TIMER_QUEUED,	/* in the wheel */
-	WT_TIMER_READY,		/* on the ready list, or taken off it by read() */
-};
-
-/**
- * struct wt_timer - one timeout; 48 bytes on 64-bit
- * @entry: its place in the wheel while queued
- * @ready: while its record waits to be read
- * @ready.link: its place in the context's ready list
- * @ready.fired_at: when it was found due, in ns on the context's clock
- * @free_next: the next free timer, while free
- * @deadline: the deadline that fires next (queued) or fired (ready), in ns,
- *	exactly as asked
- * @cookie: the caller's cookie
- * @gen: the generation of its slot, the high half of its id; bumped when
- *	it is freed
- * @kind: an enum wt_kind; periodic ones have a struct wt_period as well
- * @state: an enum wt_state
- *
- * @entry, @ready and @free_next overlap: a timeout is in the wheel, on the
- * ready list or free, one at a time. The low half of its id is its index
- * in the store, which wt_index() finds from its address.
- */
-struct wt_timer {
-	union {
-		struct wheel_entry entry;
-		struct {
-			struct hlist_node link;
-			u64 fired_at;
-		} ready;
-		struct wt_timer *free_next;
-	};
-	u64 deadline;
-	u64 cookie;
-	u32 gen;
-	u8 kind;
-	u8 state;
-};
-
-/**
- * struct wt_period - what a FIXED_RATE or FIXED_DELAY timeout adds
- * @period: its period in ns
- * @slack: its slack in ns, applied to every period
- */
-struct wt_period {
-	u64 period;
-	u64 slack;
-};
-
-#define WT_BLOCK_TIMERS		((PAGE_SIZE - 2 * sizeof(u64)) / \
-				 sizeof(struct wt_timer))
-
-/**
- * struct wt_block - one page of a context's timer store
- * @timers: the timers; index @first + n is @timers[n]
- * @periods: period and slack of the periodic ones among @timers, by the
- *	same position, or NULL while none has been periodic
- * @first: the index of @timers[0]
- *
- * Blocks come from a cache aligned to their size, so that a timer finds its
- * block, and so its index, by masking its address.
- */
-struct wt_block {
-	struct wt_timer timers[WT_BLOCK_TIMERS];
-	struct wt_period *periods;
-	u32 first;
-};
 
 /* A record read() has taken off the ready list and is copying out. */
 struct wt_taken {
@@ -278,9 +186,9 @@ struct wt_stats {
  *
  * ctx->mutex serializes everything userspace does: every ioctl, and read()
  * while it takes records and copies them out (it is not held while read()
- * sleeps for records). It protects the timer store (@blocks, @nr_blocks,
- * @free, every timer's @gen and the @periods of every block) and whatever
- * only userspace changes: @nr_live, @taken, @scratch, and the configuration,
+ * sleeps for records). It protects the timer store (@store, every timer's
+ * @gen and the periods of every block) and whatever only userspace
+ * changes: @taken, @scratch, and the configuration,
  * which is also written under ctx->wqh.lock so that the hrtimer callback may
  * read it under that lock alone. The hrtimer callback never looks an id up
  * nor frees a timer.
@@ -312,14 +220,8 @@ struct wt_stats {
  * @max_pending: the most live timeouts the context may hold
  * @flags: WT_CONFIG_* flags
  * @clockid: the clock deadlines are measured on
- * @blocks: the timer store, @nr_blocks blocks; index i >= 1 is timer
- *	(i - 1) % WT_BLOCK_TIMERS of block (i - 1) / WT_BLOCK_TIMERS
- * @nr_blocks: blocks in use
- * @blocks_cap: room in @blocks
- * @free: the free timers, linked through @free_next
- * @gen_floor: the generation new blocks start at, above every generation
- *	of the blocks given back
- * @nr_live: timeouts that hold an id (queued, ready or being read)
+ * @store: the timeouts; @store.nr_live of them hold an id (queued, ready
+ *	or being read)
  * @nr_ready: records on @ready
  * @stats: event counters, for show_fdinfo
  * @taken: records read() is copying out, and their timeouts
@@ -342,12 +244,7 @@ struct wt_ctx {
 	u64 max_pending;
 	u64 flags;
 	clockid_t clockid;
-	struct wt_block **blocks;
-	u32 nr_blocks;
-	u32 blocks_cap;
-	struct wt_timer *free;
-	u32 gen_floor;
-	u64 nr_live;
+	struct wt_store store;
 	u64 nr_ready;
 	struct wt_stats stats;
 	struct wt_taken *taken;
@@ -408,30 +305,6 @@ static ktime_t wt_tick_to_ktime(const struct wt_ctx *ctx, u64 tick)
 	return tick * ctx->resolution;
 }
 
-static struct wt_block *wt_block_of(const struct wt_timer *t)
-{
-	return (struct wt_block *)((unsigned long)t & PAGE_MASK);
-}
-
-static u32 wt_index(const struct wt_timer *t)
-{
-	const struct wt_block *b = wt_block_of(t);
-
-	return b->first + (t - b->timers);
-}
-
-static u64 wt_id(const struct wt_timer *t)
-{
-	return (u64)t->gen << 32 | wt_index(t);
-}
-
-static struct wt_period *wt_period_of(const struct wt_timer *t)
-{
-	const struct wt_block *b = wt_block_of(t);
-
-	return &b->periods[t - b->timers];
-}
-
 static u64 wt_kind_flags(const struct wt_timer *t)
 {
 	switch (t->kind) {
@@ -442,165 +315,6 @@ static u64 wt_kind_flags(const struct wt_timer *t)
 	default:
 		return 0;
 	}
-}
-
-/* The live timer with id @id, or NULL. */
-static struct wt_timer *wt_lookup(struct wt_ctx *ctx, u64 id)
-{
-	u32 index = lower_32_bits(id), pos = index - 1;
-	struct wt_timer *t;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (!index || pos / WT_BLOCK_TIMERS >= ctx->nr_blocks)
-		return NULL;
-	t = &ctx->blocks[pos / WT_BLOCK_TIMERS]->timers[pos % WT_BLOCK_TIMERS];
-	if (t->state == WT_TIMER_FREE || t->gen != upper_32_bits(id))
-		return NULL;
-	return t;
-}
-
-/* Make room in the block table for one more block. */
-static int wt_store_grow_table(struct wt_ctx *ctx)
-{
-	u32 cap = ctx->blocks_cap ? ctx->blocks_cap * 2 : 16;
-	struct wt_block **blocks;
-
-	blocks = kvmalloc_array(cap, sizeof(*blocks),
-				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!blocks)
-		return -ENOMEM;
-	if (ctx->nr_blocks)
-		memcpy(blocks, ctx->blocks, ctx->nr_blocks * sizeof(*blocks));
-	kvfree(ctx->blocks);
-	ctx->blocks = blocks;
-	ctx->blocks_cap = cap;
-	return 0;
-}
-
-/*
- * Give the store what the next add needs: a free timer, and for a
- * periodic add the period array of that timer's block. Called with the
- * mutex held and ctx->wqh.lock not held; the free list only changes under
- * the mutex, so what is made ready here is still there when the add runs.
- */
-static int wt_store_grow(struct wt_ctx *ctx, bool periodic)
-{
-	struct wt_block *b;
-	unsigned int i;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (!ctx->free) {
-		if (ctx->nr_blocks == ctx->blocks_cap && wt_store_grow_table(ctx))
-			return -ENOMEM;
-		b = kmem_cache_alloc(wt_block_cache, GFP_KERNEL_ACCOUNT);
-		if (!b)
-			return -ENOMEM;
-		b->periods = NULL;
-		b->first = ctx->nr_blocks * WT_BLOCK_TIMERS + 1;
-		/* The lowest index is handed out first. */
-		for (i = WT_BLOCK_TIMERS; i-- > 0; ) {
-			b->timers[i].gen = ctx->gen_floor;
-			b->timers[i].state = WT_TIMER_FREE;
-			b->timers[i].free_next = ctx->free;
-			ctx->free = &b->timers[i];
-		}
-		ctx->blocks[ctx->nr_blocks] = b;
-		WRITE_ONCE(ctx->nr_blocks, ctx->nr_blocks + 1);
-	}
-	b = wt_block_of(ctx->free);
-	if (periodic && !b->periods) {
-		b->periods = kmem_cache_alloc(wt_periods_cache,
-					      GFP_KERNEL_ACCOUNT);
-		if (!b->periods)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
-/*
- * A free timer for an add, or NULL if wt_store_grow() has to run first.
- * The caller counts it in @nr_live.
- */
-static struct wt_timer *wt_timer_get(struct wt_ctx *ctx, bool periodic)
-{
-	struct wt_timer *t = ctx->free;
-
-	if (!t || (periodic && !wt_block_of(t)->periods))
-		return NULL;
-	ctx->free = t->free_next;
-	return t;
-}
-
-/* Return @t, in neither the wheel nor the ready list, and make its id stale. */
-static void wt_timer_put(struct wt_ctx *ctx, struct wt_timer *t)
-{
-	lockdep_assert_held(&ctx->mutex);
-	t->gen++;
-	t->state = WT_TIMER_FREE;
-	t->free_next = ctx->free;
-	ctx->free = t;
-	ctx->nr_live--;
-}
-
-/* Free the blocks from @keep on, whose timers are all free. */
-static void wt_store_free_blocks(struct wt_ctx *ctx, u32 keep)
-{
-	struct wt_block *b;
-	unsigned int j;
-	u32 i;
-
-	for (i = keep; i < ctx->nr_blocks; i++) {
-		b = ctx->blocks[i];
-		for (j = 0; j < WT_BLOCK_TIMERS; j++)
-			ctx->gen_floor = max(ctx->gen_floor, b->timers[j].gen);
-		if (b->periods)
-			kmem_cache_free(wt_periods_cache, b->periods);
-		kmem_cache_free(wt_block_cache, b);
-		if (!(i % 1024))
-			cond_resched();
-	}
-	WRITE_ONCE(ctx->nr_blocks, min(keep, ctx->nr_blocks));
-}
-
-/*
- * Give back all but WT_STORE_KEEP_BLOCKS blocks of a store that holds no
- * timeout, and the table's room beyond them if a smaller one can be had.
- * The free list is made again from what is kept, lowest index first.
- */
-static void wt_store_trim(struct wt_ctx *ctx)
-{
-	struct wt_block **blocks;
-	struct wt_block *b;
-	unsigned int j;
-	u32 i;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (ctx->nr_live || ctx->nr_blocks <= WT_STORE_KEEP_BLOCKS)
-		return;
-	wt_store_free_blocks(ctx, WT_STORE_KEEP_BLOCKS);
-	blocks = kmalloc_array(WT_STORE_KEEP_BLOCKS, sizeof(*blocks),
-			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (blocks) {
-		memcpy(blocks, ctx->blocks, ctx->nr_blocks * sizeof(*blocks));
-		kvfree(ctx->blocks);
-		ctx->blocks = blocks;
-		ctx->blocks_cap = WT_STORE_KEEP_BLOCKS;
-	}
-	ctx->free = NULL;
-	for (i = ctx->nr_blocks; i-- > 0; ) {
-		b = ctx->blocks[i];
-		for (j = WT_BLOCK_TIMERS; j-- > 0; ) {
-			b->timers[j].free_next = ctx->free;
-			ctx->free = &b->timers[j];
-		}
-	}
-}
-
-/* Free the whole store; nothing may use it any more. */
-static void wt_store_destroy(struct wt_ctx *ctx)
-{
-	wt_store_free_blocks(ctx, 0);
-	kvfree(ctx->blocks);
 }
 
 /* The ready list: an hlist used as a FIFO through its tail pointer. */
@@ -808,9 +522,9 @@ static int __wt_op_add(struct wt_ctx *ctx, struct wt_op *op, u64 now)
 	ret = wt_deadline(op, now, &deadline);
 	if (ret)
 		return ret;
-	if (ctx->nr_live >= ctx->max_pending)
+	if (ctx->store.nr_live >= ctx->max_pending)
 		return -ENOSPC;
-	t = wt_timer_get(ctx, periodic);
+	t = wt_store_get(&ctx->store, periodic);
 	if (!t)
 		return -ENOMEM;
 
@@ -820,16 +534,15 @@ static int __wt_op_add(struct wt_ctx *ctx, struct wt_op *op, u64 now)
 	if (periodic) {
 		t->kind = periodic == WT_FIXED_RATE ? WT_KIND_FIXED_RATE :
 						      WT_KIND_FIXED_DELAY;
-		p = wt_period_of(t);
+		p = wt_timer_period(t);
 		p->period = op->period;
 		p->slack = op->slack;
 	} else {
 		t->kind = WT_KIND_ONESHOT;
 	}
 	__wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
-	ctx->nr_live++;
 	ctx->stats.added++;
-	op->id = wt_id(t);
+	op->id = wt_timer_id(t);
 	return WT_STATUS_ADDED;
 }
 
@@ -856,13 +569,13 @@ static int __wt_op_cancel(struct wt_ctx *ctx, struct wt_op *op)
 
 	if (op->flags || op->deadline || op->period || op->slack || op->cookie)
 		return -EINVAL;
-	t = wt_lookup(ctx, op->id);
+	t = wt_store_lookup(&ctx->store, op->id);
 	if (!t)
 		return -ENOENT;
 	status = __wt_unlink(ctx, t);
 	if (status == WT_STATUS_PENDING)
 		ctx->stats.cancelled++;
-	wt_timer_put(ctx, t);
+	wt_store_put(&ctx->store, t);
 	return status;
 }
 
@@ -878,13 +591,13 @@ static int __wt_op_modify(struct wt_ctx *ctx, struct wt_op *op, u64 now)
 	status = wt_deadline(op, now, &deadline);
 	if (status)
 		return status;
-	t = wt_lookup(ctx, op->id);
+	t = wt_store_lookup(&ctx->store, op->id);
 	if (!t)
 		return -ENOENT;
 	status = __wt_unlink(ctx, t);
 	t->deadline = deadline;
 	if (t->kind != WT_KIND_ONESHOT)
-		wt_period_of(t)->slack = op->slack;
+		wt_timer_period(t)->slack = op->slack;
 	__wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
 	ctx->stats.modified++;
 	return status;
@@ -965,7 +678,7 @@ static unsigned int wt_apply_ops(struct wt_ctx *ctx, struct wt_op *ops,
 			/* The wheel must be driven while the lock is let go. */
 			__wt_program_queued(ctx);
 			spin_unlock_irq(&ctx->wqh.lock);
-			err = wt_store_grow(ctx, ops[i].flags & WT_PERIODIC_FLAGS);
+			err = wt_store_grow(&ctx->store, ops[i].flags & WT_PERIODIC_FLAGS);
 			spin_lock_irq(&ctx->wqh.lock);
 			if (err || __wt_apply(ctx, &ops[i], only, now))
 				wt_op_done(&ops[i], -ENOMEM);
@@ -1075,7 +788,7 @@ static int wt_apply_user(struct wt_ctx *ctx, struct wt_op __user *uops,
 	if (wt_ops_read(ops, uops, n, only))
 		return -EFAULT;
 	*done += wt_apply_ops(ctx, ops, n, only);
-	wt_store_trim(ctx);
+	wt_store_trim(&ctx->store);
 	return wt_ops_answer(uops, ops, n);
 }
 
@@ -1204,7 +917,7 @@ static long wt_ioctl_set_config(struct wt_ctx *ctx, void __user *uarg)
 	ret = wt_lock(ctx);
 	if (ret)
 		return ret;
-	if (ctx->nr_live)
+	if (ctx->store.nr_live)
 		ret = -EBUSY;
 	else
 		wt_configure(ctx, &cfg);
@@ -1362,7 +1075,7 @@ static long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg)
 	ret = wt_lock(ctx);
 	if (ret)
 		return ret;
-	t = wt_lookup(ctx, q.id);
+	t = wt_store_lookup(&ctx->store, q.id);
 	if (!t) {
 		mutex_unlock(&ctx->mutex);
 		return -ENOENT;
@@ -1370,13 +1083,13 @@ static long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg)
 	memset(&q, 0, sizeof(q));
 	spin_lock_irq(&ctx->wqh.lock);
 	now = wt_now(ctx);
-	q.id = wt_id(t);
+	q.id = wt_timer_id(t);
 	q.flags = wt_kind_flags(t);
 	q.state = t->state == WT_TIMER_READY ? WT_STATE_FIRED : WT_STATE_PENDING;
 	q.deadline = t->deadline;
 	q.remaining = t->deadline > now ? t->deadline - now : 0;
 	q.cookie = t->cookie;
-	q.period = t->kind == WT_KIND_ONESHOT ? 0 : wt_period_of(t)->period;
+	q.period = t->kind == WT_KIND_ONESHOT ? 0 : wt_timer_period(t)->period;
 	spin_unlock_irq(&ctx->wqh.lock);
 	mutex_unlock(&ctx->mutex);
 	return copy_to_user(uarg, &q, sizeof(q)) ? -EFAULT : 0;
@@ -1423,7 +1136,7 @@ static void __wt_describe(struct wt_timer *t, u64 now, struct wt_event *ev,
 {
 	u64 period, overruns = 0;
 
-	ev->id = wt_id(t);
+	ev->id = wt_timer_id(t);
 	ev->cookie = t->cookie;
 	ev->deadline = t->deadline;
 	ev->fired_at = t->ready.fired_at;
@@ -1432,7 +1145,7 @@ static void __wt_describe(struct wt_timer *t, u64 now, struct wt_event *ev,
 
 	switch (t->kind) {
 	case WT_KIND_FIXED_RATE:
-		period = wt_period_of(t)->period;
+		period = wt_timer_period(t)->period;
 		if (now > t->deadline)
 			overruns = div64_u64(now - t->deadline, period);
 		/* deadline + (overruns + 1) * period, if it is a time at all */
@@ -1440,7 +1153,7 @@ static void __wt_describe(struct wt_timer *t, u64 now, struct wt_event *ev,
 			*next = t->deadline + (overruns + 1) * period;
 		break;
 	case WT_KIND_FIXED_DELAY:
-		period = wt_period_of(t)->period;
+		period = wt_timer_period(t)->period;
 		if (period <= WT_TIME_MAX - now)
 			*next = now + period;
 		break;
@@ -1495,15 +1208,15 @@ static ssize_t wt_read_batch(struct wt_ctx *ctx, char __user *buf,
 			continue;
 		t->deadline = tk[i].next;
 		__wt_queue(ctx, t, wt_tick(ctx, t->deadline,
-					   wt_period_of(t)->slack));
+					   wt_timer_period(t)->slack));
 	}
 	__wt_program_queued(ctx);
 	spin_unlock_irq(&ctx->wqh.lock);
 
 	for (i = 0; i < copied; i++)
 		if (ev[i].flags & WT_EVENT_FINAL)
-			wt_timer_put(ctx, tk[i].timer);
-	wt_store_trim(ctx);
+			wt_store_put(&ctx->store, tk[i].timer);
+	wt_store_trim(&ctx->store);
 	if (!copied)
 		return -EFAULT;
 	return copied * sizeof(*ev);
@@ -1605,7 +1318,7 @@ static int wt_release(struct inode *inode, struct file *file)
 	/* Last reference: only the hrtimer could still run. */
 	hrtimer_cancel(&ctx->timer);
 	/* Every timer, queued, ready or free, lives in the store. */
-	wt_store_destroy(ctx);
+	wt_store_destroy(&ctx->store);
 	if (ctx->eventfd)
 		eventfd_ctx_put(ctx->eventfd);
 	mutex_destroy(&ctx->mutex);
@@ -1631,7 +1344,7 @@ static void wt_show_fdinfo(struct seq_file *m, struct file *file)
 	pending = ctx->wheel.count;
 	for (l = 0; l < WHEEL_LEVELS; l++)
 		slots[l] = hweight64(ctx->wheel.occupied[l]);
-	live = ctx->nr_live;
+	live = ctx->store.nr_live;
 	ready = ctx->nr_ready;
 	armed = ctx->armed;
 	eventfd = ctx->eventfd;
@@ -1666,7 +1379,7 @@ static void wt_show_fdinfo(struct seq_file *m, struct file *file)
 		seq_printf(m, "hrtimer_armed_tick:\t%llu\n", armed);
 	seq_printf(m, "rebuilds:\t%llu\n", st.rebuilds);
 	/* Changed under the mutex only; a stale count is harmless here. */
-	seq_printf(m, "timer_blocks:\t%u\n", READ_ONCE(ctx->nr_blocks));
+	seq_printf(m, "timer_blocks:\t%u\n", READ_ONCE(ctx->store.nr_blocks));
 	seq_printf(m, "timers_per_block:\t%lu\n", WT_BLOCK_TIMERS);
 	seq_printf(m, "eventfd:\t%d\n", eventfd);
 }
@@ -1697,8 +1410,6 @@ static int __init wheeltimer_init(void)
 {
 	int ret;
 
-	BUILD_BUG_ON(sizeof(struct wt_timer) > 48);
-	BUILD_BUG_ON(sizeof(struct wt_block) > PAGE_SIZE);
 	BUILD_BUG_ON(WT_OPS_CHUNK < 1 || WT_OPS_CHUNK > WT_READ_BATCH);
 
 	if (!max_pending || max_pending > max_pending_limit ||
@@ -1707,36 +1418,19 @@ static int __init wheeltimer_init(void)
 		       WT_PENDING_CEILING);
 		return -EINVAL;
 	}
-
-	/* Aligned to their size, for wt_block_of(). */
-	wt_block_cache = kmem_cache_create("wheeltimer_block", PAGE_SIZE,
-					   PAGE_SIZE,
-					   SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
-					   NULL);
-	wt_periods_cache = kmem_cache_create("wheeltimer_periods",
-					     WT_BLOCK_TIMERS *
-					     sizeof(struct wt_period), 0,
-					     SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
-					     NULL);
-	if (!wt_block_cache || !wt_periods_cache) {
-		ret = -ENOMEM;
-		goto err;
-	}
+	ret = wt_store_create_caches();
+	if (ret)
+		return ret;
 	ret = misc_register(&wheeltimer_misc);
 	if (ret)
-		goto err;
-	return 0;
-err:
-	kmem_cache_destroy(wt_periods_cache);
-	kmem_cache_destroy(wt_block_cache);
+		wt_store_destroy_caches();
 	return ret;
 }
 
 static void __exit wheeltimer_exit(void)
 {
 	misc_deregister(&wheeltimer_misc);
-	kmem_cache_destroy(wt_periods_cache);
-	kmem_cache_destroy(wt_block_cache);
+	wt_store_destroy_caches();
 }
 
 module_init(wheeltimer_init);

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * store.c - the blocks of timeouts behind a wheeltimer file's ids
+ *
+ * What the store is and why is explained in store.h. This file holds what
+ * allocates and frees: growing the store by a block (and its table), its
+ * periods, trimming an emptied store, and destroying one.
+ */
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+#include <linux/string.h>
+
+#include "compat.h"
+#include "store.h"
+
+static struct kmem_cache *wt_block_cache;
+static struct kmem_cache *wt_periods_cache;
+
+int wt_store_create_caches(void)
+{
+	BUILD_BUG_ON(sizeof(struct wt_timer) > 48);
+	BUILD_BUG_ON(sizeof(struct wt_block) > PAGE_SIZE);
+
+	/* Aligned to their size, for wt_block_of(). */
+	wt_block_cache = kmem_cache_create("wheeltimer_block", PAGE_SIZE,
+					   PAGE_SIZE,
+					   SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
+					   NULL);
+	wt_periods_cache = kmem_cache_create("wheeltimer_periods",
+					     WT_BLOCK_TIMERS *
+					     sizeof(struct wt_period), 0,
+					     SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
+					     NULL);
+	if (!wt_block_cache || !wt_periods_cache) {
+		wt_store_destroy_caches();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void wt_store_destroy_caches(void)
+{
+	kmem_cache_destroy(wt_periods_cache);
+	kmem_cache_destroy(wt_block_cache);
+}
+
+/* Make room in the block table for one more block. */
+static int wt_store_grow_table(struct wt_store *s)
+{
+	u32 cap = s->blocks_cap ? s->blocks_cap * 2 : WT_STORE_KEEP_BLOCKS;
+	struct wt_block **blocks;
+
+	blocks = kvmalloc_array(cap, sizeof(*blocks),
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!blocks)
+		return -ENOMEM;
+	if (s->nr_blocks)
+		memcpy(blocks, s->blocks, s->nr_blocks * sizeof(*blocks));
+	kvfree(s->blocks);
+	s->blocks = blocks;
+	s->blocks_cap = cap;
+	return 0;
+}
+
+/*
+ * Give the store what the next wt_store_get() needs: a free timer, and for
+ * a periodic one the period array of that timer's block. Sleeps; the
+ * caller's lock keeps what is made ready here there until the get.
+ */
+int wt_store_grow(struct wt_store *s, bool periodic)
+{
+	struct wt_block *b;
+	unsigned int i;
+
+	if (!s->free) {
+		if (s->nr_blocks == s->blocks_cap && wt_store_grow_table(s))
+			return -ENOMEM;
+		b = kmem_cache_alloc(wt_block_cache, GFP_KERNEL_ACCOUNT);
+		if (!b)
+			return -ENOMEM;
+		b->periods = NULL;
+		b->first = s->nr_blocks * WT_BLOCK_TIMERS + 1;
+		/* The lowest index is handed out first. */
+		for (i = WT_BLOCK_TIMERS; i-- > 0; ) {
+			b->timers[i].gen = s->gen_floor;
+			b->timers[i].state = WT_TIMER_FREE;
+			b->timers[i].free_next = s->free;
+			s->free = &b->timers[i];
+		}
+		s->blocks[s->nr_blocks] = b;
+		WRITE_ONCE(s->nr_blocks, s->nr_blocks + 1);
+	}
+	b = wt_block_of(s->free);
+	if (periodic && !b->periods) {
+		b->periods = kmem_cache_alloc(wt_periods_cache,
+					      GFP_KERNEL_ACCOUNT);
+		if (!b->periods)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Free the blocks from @keep on, whose timers are all free. */
+static void wt_store_free_blocks(struct wt_store *s, u32 keep)
+{
+	struct wt_block *b;
+	unsigned int j;
+	u32 i;
+
+	for (i = keep; i < s->nr_blocks; i++) {
+		b = s->blocks[i];
+		for (j = 0; j < WT_BLOCK_TIMERS; j++)
+			s->gen_floor = max(s->gen_floor, b->timers[j].gen);
+		if (b->periods)
+			kmem_cache_free(wt_periods_cache, b->periods);
+		kmem_cache_free(wt_block_cache, b);
+		if (!(i % 1024))
+			cond_resched();
+	}
+	WRITE_ONCE(s->nr_blocks, min(keep, s->nr_blocks));
+}
+
+/*
+ * Give back all but WT_STORE_KEEP_BLOCKS blocks of a store that holds no
+ * timeout, and the table's room beyond them if a smaller one can be had.
+ * The free list is made again from what is kept, lowest index first.
+ * Sleeps.
+ */
+void wt_store_trim(struct wt_store *s)
+{
+	struct wt_block **blocks;
+	struct wt_block *b;
+	unsigned int j;
+	u32 i;
+
+	if (s->nr_live || s->nr_blocks <= WT_STORE_KEEP_BLOCKS)
+		return;
+	wt_store_free_blocks(s, WT_STORE_KEEP_BLOCKS);
+	blocks = kmalloc_array(WT_STORE_KEEP_BLOCKS, sizeof(*blocks),
+			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (blocks) {
+		memcpy(blocks, s->blocks, s->nr_blocks * sizeof(*blocks));
+		kvfree(s->blocks);
+		s->blocks = blocks;
+		s->blocks_cap = WT_STORE_KEEP_BLOCKS;
+	}
+	s->free = NULL;
+	for (i = s->nr_blocks; i-- > 0; ) {
+		b = s->blocks[i];
+		for (j = WT_BLOCK_TIMERS; j-- > 0; ) {
+			b->timers[j].free_next = s->free;
+			s->free = &b->timers[j];
+		}
+	}
+}
+
+/* Free the whole store, whatever state its timers are in. Sleeps. */
+void wt_store_destroy(struct wt_store *s)
+{
+	wt_store_free_blocks(s, 0);
+	kvfree(s->blocks);
+	s->blocks = NULL;
+	s->blocks_cap = 0;
+	s->free = NULL;
+	s->nr_live = 0;
+}

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * store.h - where one wheeltimer file keeps its timeouts, and their ids
+ *
+ * A store holds the timeouts of one file in blocks of one page, each
+ * holding WT_BLOCK_TIMERS of them, found through a table indexed by block.
+ * An id is a generation and an index into the store: looking one up costs
+ * a division and two loads, with no tree to walk, and a timeout costs 48
+ * bytes and 1/85 of a table pointer.
+ *
+ * Free timeouts are kept on a list, most recently freed first, so that
+ * request-timeout churn keeps reusing a few cache-hot ones. Freeing one
+ * bumps its generation, so its old id is stale until the same slot has
+ * been reused 2^32 times. Blocks are allocated as the number of live
+ * timeouts grows, and returned when the store is destroyed; when it holds
+ * no timeout at all, wt_store_trim() returns all but the first
+ * WT_STORE_KEEP_BLOCKS (blocks made again later start their generations
+ * above every one handed out before). A store that never empties keeps the
+ * memory of its peak. Periodic timeouts keep their period and slack in a
+ * side array of their block, allocated with the block's first periodic
+ * timeout.
+ *
+ * The store knows nothing of files, wheels or hrtimers: the caller
+ * serializes every call (wheeltimer: the file's mutex) and decides what a
+ * timeout's fields other than @gen and @free_next mean.
+ */
+#ifndef _WHEELTIMER_STORE_H
+#define _WHEELTIMER_STORE_H
+
+#include <linux/mm.h>
+#include <linux/types.h>
+
+#include "wheel.h"
+
+enum wt_kind {
+	WT_KIND_ONESHOT,
+	WT_KIND_FIXED_RATE,
+	WT_KIND_FIXED_DELAY,
+};
+
+enum wt_state {
+	WT_TIMER_FREE,		/* on the store's free list */
+	WT_TIMER_QUEUED,	/* in the wheel */
+	WT_TIMER_READY,		/* on the ready list, or taken off it by read() */
+};
+
+/**
+ * struct wt_timer - one timeout; 48 bytes on 64-bit
+ * @entry: its place in the wheel while queued
+ * @ready: while its record waits to be read
+ * @ready.link: its place in the file's ready list
+ * @ready.fired_at: when it was found due, in ns on the file's clock
+ * @free_next: the next free timer, while free
+ * @deadline: the deadline that fires next (queued) or fired (ready), in ns,
+ *	exactly as asked
+ * @cookie: the caller's cookie
+ * @gen: the generation of its slot, the high half of its id; bumped when
+ *	it is freed
+ * @kind: an enum wt_kind; periodic ones have a struct wt_period as well
+ * @state: an enum wt_state
+ *
+ * @entry, @ready and @free_next overlap: a timeout is in the wheel, on the
+ * ready list or free, one at a time. The low half of its id is its index
+ * in the store, which wt_timer_index() finds from its address.
+ */
+struct wt_timer {
+	union {
+		struct wheel_entry entry;
+		struct {
+			struct hlist_node link;
+			u64 fired_at;
+		} ready;
+		struct wt_timer *free_next;
+	};
+	u64 deadline;
+	u64 cookie;
+	u32 gen;
+	u8 kind;
+	u8 state;
+};
+
+/**
+ * struct wt_period - what a FIXED_RATE or FIXED_DELAY timeout adds
+ * @period: its period in ns
+ * @slack: its slack in ns, applied to every period
+ */
+struct wt_period {
+	u64 period;
+	u64 slack;
+};
+
+#define WT_BLOCK_TIMERS		((PAGE_SIZE - 2 * sizeof(u64)) / \
+				 sizeof(struct wt_timer))
+/* Blocks an emptied store keeps, so that churn near zero does not realloc. */
+#define WT_STORE_KEEP_BLOCKS	16
+
+/**
+ * struct wt_block - one page of a store
+ * @timers: the timers; index @first + n is @timers[n]
+ * @periods: period and slack of the periodic ones among @timers, by the
+ *	same position, or NULL while none has been periodic
+ * @first: the index of @timers[0]
+ *
+ * Blocks come from a cache aligned to their size, so that a timer finds its
+ * block, and so its index, by masking its address.
+ */
+struct wt_block {
+	struct wt_timer timers[WT_BLOCK_TIMERS];
+	struct wt_period *periods;
+	u32 first;
+};
+
+/**
+ * struct wt_store - the timeouts of one file
+ * @blocks: @nr_blocks blocks; index i >= 1 is timer (i - 1) %
+ *	WT_BLOCK_TIMERS of block (i - 1) / WT_BLOCK_TIMERS
+ * @nr_blocks: blocks in use; may be read without the caller's lock, for
+ *	statistics (READ_ONCE)
+ * @blocks_cap: room in @blocks
+ * @free: the free timers, linked through @free_next
+ * @gen_floor: the generation new blocks start at, above every generation
+ *	of the blocks given back
+ * @nr_live: timers handed out by wt_store_get() and not yet put back
+ */
+struct wt_store {
+	struct wt_block **blocks;
+	u32 nr_blocks;
+	u32 blocks_cap;
+	struct wt_timer *free;
+	u32 gen_floor;
+	u64 nr_live;
+};
+
+int wt_store_create_caches(void);
+void wt_store_destroy_caches(void);
+int wt_store_grow(struct wt_store *s, bool periodic);
+void wt_store_trim(struct wt_store *s);
+void wt_store_destroy(struct wt_store *s);
+
+static inline struct wt_block *wt_block_of(const struct wt_timer *t)
+{
+	return (struct wt_block *)((unsigned long)t & PAGE_MASK);
+}
+
+static inline u32 wt_timer_index(const struct wt_timer *t)
+{
+	const struct wt_block *b = wt_block_of(t);
+
+	return b->first + (t - b->timers);
+}
+
+static inline u64 wt_timer_id(const struct wt_timer *t)
+{
+	return (u64)t->gen << 32 | wt_timer_index(t);
+}
+
+/* Period and slack of a periodic timer. */
+static inline struct wt_period *wt_timer_period(const struct wt_timer *t)
+{
+	const struct wt_block *b = wt_block_of(t);
+
+	return &b->periods[t - b->timers];
+}
+
+/* The live timer with id @id, or NULL. */
+static inline struct wt_timer *wt_store_lookup(const struct wt_store *s,
+					       u64 id)
+{
+	u32 index = lower_32_bits(id), pos = index - 1;
+	struct wt_timer *t;
+
+	if (!index || pos / WT_BLOCK_TIMERS >= s->nr_blocks)
+		return NULL;
+	t = &s->blocks[pos / WT_BLOCK_TIMERS]->timers[pos % WT_BLOCK_TIMERS];
+	if (t->state == WT_TIMER_FREE || t->gen != upper_32_bits(id))
+		return NULL;
+	return t;
+}
+
+/*
+ * A free timer, counted in @nr_live, or NULL if wt_store_grow() has to run
+ * first. Its id is wt_timer_id(); it can be looked up once the caller has
+ * set @state to anything but WT_TIMER_FREE. Every field but @gen is the
+ * caller's to fill in. A periodic one's block has an array of periods.
+ */
+static inline struct wt_timer *wt_store_get(struct wt_store *s, bool periodic)
+{
+	struct wt_timer *t = s->free;
+
+	if (!t || (periodic && !wt_block_of(t)->periods))
+		return NULL;
+	s->free = t->free_next;
+	s->nr_live++;
+	return t;
+}
+
+/* Put back @t, which nothing refers to any more, and make its id stale. */
+static inline void wt_store_put(struct wt_store *s, struct wt_timer *t)
+{
+	t->gen++;
+	t->state = WT_TIMER_FREE;
+	t->free_next = s->free;
+	s->free = t;
+	s->nr_live--;
+}
+
+#endif /* _WHEELTIMER_STORE_H */
