@@ -6,6 +6,7 @@
  * allocates and frees: growing the store by a block (and its table), its
  * periods, trimming an emptied store, and destroying one.
  */
+#include <linux/errno.h>
 #include <linux/minmax.h>
 #include <linux/slab.h>
 #include <linux/sched.h>

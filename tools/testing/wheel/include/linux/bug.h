@@ -9,6 +9,8 @@
 #ifndef _WHEEL_SHIM_LINUX_BUG_H
 #define _WHEEL_SHIM_LINUX_BUG_H
 
+#include <assert.h>
+
 void wheel_shim_warn(const char *file, int line, const char *cond);
 
 #define WARN_ON(cond) ({						\
@@ -19,5 +21,7 @@ void wheel_shim_warn(const char *file, int line, const char *cond);
 })
 
 #define WARN_ON_ONCE(cond)	WARN_ON(cond)
+
+#define BUILD_BUG_ON(cond)	static_assert(!(cond), #cond)
 
 #endif

@@ -10,4 +10,8 @@
 #define __printf(a, b)		__attribute__((format(printf, a, b)))
 #define __noreturn		__attribute__((noreturn))
 
+/* The tests run one thread: a plain access is all it takes. */
+#define READ_ONCE(x)		(x)
+#define WRITE_ONCE(x, val)	((x) = (val))
+
 #endif

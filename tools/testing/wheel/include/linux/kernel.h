@@ -16,5 +16,7 @@
 #include <linux/types.h>
 
 #define ARRAY_SIZE(arr)		(sizeof(arr) / sizeof((arr)[0]))
+#define lower_32_bits(n)	((u32)((n) & 0xffffffff))
+#define upper_32_bits(n)	((u32)((u64)(n) >> 32))
 
 #endif

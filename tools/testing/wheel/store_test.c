@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * store_test.c - module/store.c against a model: random gets (with the
+ * store's allocations made to fail now and then), puts, lookups of live,
+ * stale and made-up ids, drains and trims, in epochs that each end by
+ * destroying the store. After every step the store must find exactly the
+ * live ids, each at its own timer, and never a stale one; every timer must
+ * be live or on the free list, once; and a destroyed store must leave
+ * nothing allocated. Usage: store [-s SEED] [-n OPS]; the seed is printed
+ * so that a failure can be replayed.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/slab.h>
+
+#include "store.h"
+#include "wheel_test.h"
+
+#define LIVE_MAX	30000
+#define STALE_MAX	4096
+#define EPOCH_OPS	400000
+#define PHASE_OPS	100000
+/* A full check walks everything: every this many steps, and at the end. */
+#define CHECK_EVERY	4096
+
+/* A timer the test holds; its @deadline is its place in live[]. */
+struct held {
+	struct wt_timer *t;
+	u64 id;
+	bool periodic;
+};
+
+static struct held live[LIVE_MAX];
+static unsigned int nlive;
+static u64 stale[STALE_MAX];
+static u64 nstale;
+static u64 seed, rng, cookies;
+
+static struct {
+	u64 steps, epochs, gets, grows, enomem, puts, drains, trims, trimmed;
+	u64 lookups_live, lookups_stale, lookups_made_up, made_up_found;
+	u64 max_blocks;
+} st;
+
+static __printf(1, 2) void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("not ok 1 - store, seed %llu, step %llu: ",
+	       (unsigned long long)seed, (unsigned long long)st.steps);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n# replay: store -s %llu\n", (unsigned long long)seed);
+	printf("# Totals: pass:0 fail:1 xfail:0 xpass:0 skip:0 error:0\n");
+	fflush(stdout);
+	exit(1);
+}
+
+static u32 below(u32 n)
+{
+	return rng_next(&rng) % n;
+}
+
+/* What the store must find for each id it has handed out and not taken back. */
+static void check_live(const struct wt_store *s, unsigned int i)
+{
+	const struct held *h = &live[i];
+	struct wt_timer *t = wt_store_lookup(s, h->id);
+
+	if (t != h->t)
+		fail("id %#llx found %p, not its timer %p",
+		     (unsigned long long)h->id, (void *)t, (void *)h->t);
+	if (wt_timer_id(t) != h->id || t->deadline != i)
+		fail("timer of id %#llx now says id %#llx, place %llu",
+		     (unsigned long long)h->id,
+		     (unsigned long long)wt_timer_id(t),
+		     (unsigned long long)t->deadline);
+	if (h->periodic && wt_timer_period(t)->period != t->cookie)
+		fail("the period of id %#llx was lost",
+		     (unsigned long long)h->id);
+}
+
+static void check_all(const struct wt_store *s)
+{
+	u64 nfree = 0, room = (u64)s->nr_blocks * WT_BLOCK_TIMERS;
+	const struct wt_timer *t;
+	unsigned int i;
+
+	if (s->nr_live != nlive)
+		fail("nr_live %llu, the model holds %u",
+		     (unsigned long long)s->nr_live, nlive);
+	for (t = s->free; t; t = t->free_next) {
+		if (t->state != WT_TIMER_FREE)
+			fail("a timer on the free list is not free");
+		if (++nfree > room)
+			fail("the free list is longer than the store");
+	}
+	if (nfree + s->nr_live != room)
+		fail("%llu free + %llu live != %llu timers",
+		     (unsigned long long)nfree,
+		     (unsigned long long)s->nr_live, (unsigned long long)room);
+	for (i = 0; i < s->nr_blocks; i++) {
+		if ((unsigned long)s->blocks[i] & ~PAGE_MASK)
+			fail("block %u is not page-aligned", i);
+		if (s->blocks[i]->first != i * WT_BLOCK_TIMERS + 1)
+			fail("block %u starts at index %u", i,
+			     s->blocks[i]->first);
+	}
+	if (s->nr_blocks > s->blocks_cap)
+		fail("%u blocks in a table of %u", s->nr_blocks, s->blocks_cap);
+	for (i = 0; i < nlive; i++)
+		check_live(s, i);
+}
+
+static void step_get(struct wt_store *s)
+{
+	bool periodic = !below(6);
+	struct wt_timer *t;
+	struct held *h;
+
+	if (nlive == LIVE_MAX)
+		return;
+	st.gets++;
+	t = wt_store_get(s, periodic);
+	if (!t) {
+		/* Now and then the table, the block or the periods fail. */
+		if (!below(8))
+			slab_shim_fail_in = 1 + below(3);
+		st.grows++;
+		if (wt_store_grow(s, periodic)) {
+			st.enomem++;
+			slab_shim_fail_in = 0;
+			if (s->nr_live != nlive)
+				fail("a failed grow changed nr_live");
+			return;
+		}
+		slab_shim_fail_in = 0;
+		t = wt_store_get(s, periodic);
+		if (!t)
+			fail("the store grew but has nothing to give");
+	}
+	if (t->state != WT_TIMER_FREE)
+		fail("got a timer that is not free");
+	h = &live[nlive];
+	h->t = t;
+	h->id = wt_timer_id(t);
+	h->periodic = periodic;
+	if (!h->id || !lower_32_bits(h->id))
+		fail("id %#llx has index 0", (unsigned long long)h->id);
+	t->state = WT_TIMER_QUEUED;
+	t->cookie = ++cookies;
+	t->deadline = nlive;
+	if (periodic)
+		wt_timer_period(t)->period = t->cookie;
+	nlive++;
+	if (s->nr_blocks > st.max_blocks)
+		st.max_blocks = s->nr_blocks;
+}
+
+static void put_one(struct wt_store *s, unsigned int i)
+{
+	struct held h = live[i];
+
+	wt_store_put(s, h.t);
+	stale[nstale++ % STALE_MAX] = h.id;
+	live[i] = live[--nlive];
+	if (i < nlive)
+		live[i].t->deadline = i;
+	st.puts++;
+	if (wt_store_lookup(s, h.id))
+		fail("id %#llx still found once put back",
+		     (unsigned long long)h.id);
+}
+
+static void step_lookup(const struct wt_store *s)
+{
+	struct wt_timer *t;
+	u64 id;
+
+	switch (below(3)) {
+	case 0:
+		if (!nlive)
+			return;
+		st.lookups_live++;
+		check_live(s, below(nlive));
+		break;
+	case 1:
+		if (!nstale)
+			return;
+		st.lookups_stale++;
+		id = stale[below(nstale < STALE_MAX ? nstale : STALE_MAX)];
+		t = wt_store_lookup(s, id);
+		/* Unless it is live again: only if a slot went round 2^32. */
+		if (t)
+			fail("stale id %#llx found a timer (id %#llx)",
+			     (unsigned long long)id,
+			     (unsigned long long)wt_timer_id(t));
+		break;
+	default:
+		/* Any index up to past the end, any generation near 0. */
+		st.lookups_made_up++;
+		id = (u64)below(8) << 32 |
+		     below(s->nr_blocks * WT_BLOCK_TIMERS + 200);
+		t = wt_store_lookup(s, id);
+		if (!t)
+			break;
+		st.made_up_found++;
+		if (wt_timer_id(t) != id || t->deadline >= nlive ||
+		    live[t->deadline].t != t)
+			fail("made-up id %#llx found a timer the model lacks",
+			     (unsigned long long)id);
+		break;
+	}
+}
+
+static void step_trim(struct wt_store *s)
+{
+	u32 before = s->nr_blocks;
+
+	st.trims++;
+	wt_store_trim(s);
+	if (nlive && s->nr_blocks != before)
+		fail("trimmed a store that holds %u timeouts", nlive);
+	if (!nlive && s->nr_blocks > WT_STORE_KEEP_BLOCKS)
+		fail("an empty store kept %u blocks", s->nr_blocks);
+	if (s->nr_blocks < before)
+		st.trimmed++;
+}
+
+static void run(u64 ops)
+{
+	struct wt_store s = {};
+	u64 i;
+
+	for (i = 0; i < ops; i++) {
+		/* Phases that fill the store up towards LIVE_MAX, then drain it. */
+		bool filling = (i / PHASE_OPS) % 2 == 0;
+		u32 r = below(100);
+
+		st.steps++;
+		if (r < (filling ? 55 : 25)) {
+			step_get(&s);
+		} else if (r < 70) {
+			if (nlive)
+				put_one(&s, below(nlive));
+		} else if (r < 98) {
+			step_lookup(&s);
+		} else if (r == 98 && !below(200)) {
+			/* Empty it, so that trims find something to do. */
+			st.drains++;
+			while (nlive)
+				put_one(&s, below(nlive));
+			step_trim(&s);
+		} else {
+			step_trim(&s);
+		}
+		if (!(i % CHECK_EVERY))
+			check_all(&s);
+		if ((i + 1) % EPOCH_OPS == 0 || i + 1 == ops) {
+			check_all(&s);
+			wt_store_destroy(&s);
+			if (slab_shim_live)
+				fail("%ld allocations left after destroy",
+				     slab_shim_live);
+			memset(&s, 0, sizeof(s));
+			nlive = 0;
+			nstale = 0;
+			st.epochs++;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	u64 ops = 2000000;
+	struct timespec a, b;
+	int opt;
+
+	seed = (u64)time(NULL) ^ ((u64)getpid() << 32);
+	while ((opt = getopt(argc, argv, "s:n:")) != -1) {
+		if (opt == 's')
+			seed = strtoull(optarg, NULL, 0);
+		else if (opt == 'n')
+			ops = strtoull(optarg, NULL, 0);
+		else
+			return 2;
+	}
+	rng = seed;
+	printf("# store: seed %llu, %llu operations, %zu timers per block\n",
+	       (unsigned long long)seed, (unsigned long long)ops,
+	       (size_t)WT_BLOCK_TIMERS);
+
+	/* The caches: their creation fails cleanly, then works. */
+	slab_shim_fail_in = 2;
+	if (wt_store_create_caches() != -ENOMEM)
+		fail("creating the caches with the second one failing");
+	slab_shim_fail_in = 0;
+	if (wt_store_create_caches())
+		fail("creating the caches");
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	run(ops);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	wt_store_destroy_caches();
+
+	printf("# %llu steps in %llu epochs, %.1f s; up to %llu blocks\n",
+	       (unsigned long long)st.steps, (unsigned long long)st.epochs,
+	       (double)(b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) / 1e9,
+	       (unsigned long long)st.max_blocks);
+	printf("#  gets %llu (grows %llu, ENOMEM %llu), puts %llu\n",
+	       (unsigned long long)st.gets, (unsigned long long)st.grows,
+	       (unsigned long long)st.enomem, (unsigned long long)st.puts);
+	printf("#  drains %llu, trims %llu (%llu gave blocks back)\n",
+	       (unsigned long long)st.drains, (unsigned long long)st.trims,
+	       (unsigned long long)st.trimmed);
+	printf("#  lookups: live %llu, stale %llu, made-up %llu (%llu of them live)\n",
+	       (unsigned long long)st.lookups_live,
+	       (unsigned long long)st.lookups_stale,
+	       (unsigned long long)st.lookups_made_up,
+	       (unsigned long long)st.made_up_found);
+	if (!st.enomem || !st.trimmed || !st.made_up_found)
+		fail("a path went untried: ENOMEM %llu, trims that freed %llu, made-up hits %llu",
+		     (unsigned long long)st.enomem,
+		     (unsigned long long)st.trimmed,
+		     (unsigned long long)st.made_up_found);
+	printf("ok 1 - store\n");
+	printf("# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0\n");
+	return 0;
+}
