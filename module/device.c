@@ -1344,7 +1344,8 @@ static void wt_show_fdinfo(struct seq_file *m, struct file *file)
 	pending = ctx->wheel.count;
 	for (l = 0; l < WHEEL_LEVELS; l++)
 		slots[l] = hweight64(ctx->wheel.occupied[l]);
-	live = ctx->store.nr_live;
+	/* Changed under the mutex, which read() alone holds when it frees. */
+	live = READ_ONCE(ctx->store.nr_live);
 	ready = ctx->nr_ready;
 	armed = ctx->armed;
 	eventfd = ctx->eventfd;
