@@ -120,7 +120,8 @@ struct wt_block {
  * @free: the free timers, linked through @free_next
  * @gen_floor: the generation new blocks start at, above every generation
  *	of the blocks given back
- * @nr_live: timers handed out by wt_store_get() and not yet put back
+ * @nr_live: timers handed out by wt_store_get() and not yet put back; may
+ *	be read without the caller's lock, for statistics (READ_ONCE)
  */
 struct wt_store {
 	struct wt_block **blocks;
