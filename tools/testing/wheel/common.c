@@ -17,6 +17,9 @@ void wheel_shim_warn(const char *file, int line, const char *cond)
 		abort();
 }
 
+/* Counted by the shim <linux/list.h>: list_head operations that link. */
+unsigned long wheel_shim_list_ops;
+
 static const char *check_list(const struct hlist_head *head, u64 *n)
 {
 	const void *pprev = &head->first;

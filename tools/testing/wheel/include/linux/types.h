@@ -19,6 +19,10 @@ typedef uint32_t u32;
 typedef uint64_t u64;
 typedef int64_t s64;
 
+struct list_head {
+	struct list_head *next, *prev;
+};
+
 struct hlist_head {
 	struct hlist_node *first;
 };
