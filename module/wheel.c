@@ -13,15 +13,15 @@
  *
  * Geometry
  * --------
- * Read a tick as eleven base-64 digits (six bits each, the top one short).
- * The wheel has WHEEL_LEVELS = 7 levels of 64 slots, one level per low
- * digit, and a level is chosen by comparing an entry's tick E with @clk:
+ * Read a tick as eleven base-64 digits (six bits each; the top one, bits 60
+ * to 63, has only 16 values). The wheel has WHEEL_LEVELS = 11 levels of 64
+ * slots, one level per digit, and a level is chosen by comparing an
+ * entry's tick E with @clk:
  *
  *	E <= clk:   the entry is already due and goes on the due list;
  *	otherwise:  L = the highest digit in which E and clk differ
- *		      = (fls64(E ^ clk) - 1) / 6,
- *		    slot = digit L of E,
- *		    and L >= WHEEL_LEVELS means the overflow list.
+ *		      = (fls64(E ^ clk) - 1) / 6, at most 10,
+ *		    slot = digit L of E.
  *
  * A slot of level L therefore spans 64^L ticks, and its start (the smallest
  * tick it may hold) is @clk with the digits above L kept, digit L replaced
@@ -32,16 +32,26 @@
  *	  0      1         64^1 - 1 ahead      64 us
  *	  1      64        64^2 - 1 ahead      4 ms
  *	  2      2^12      2^18 - 1 ahead      262 ms
- *	  3      2^18      2^24 - 1 ahead      16.7 s
+ *	  3      2^18      2^24 - 1 ahead      16.8 s
  *	  4      2^24      2^30 - 1 ahead      17.9 min
  *	  5      2^30      2^36 - 1 ahead      19.1 h
  *	  6      2^36      2^42 - 1 ahead      50.9 days
- *	overflow           anything later      (never clamped)
+ *	  7      2^42      2^48 - 1 ahead      8.9 years
+ *	  8      2^48      2^54 - 1 ahead      571 years
+ *	  9      2^54      2^60 - 1 ahead      36 534 years
+ *	 10      2^60      U64_MAX             584 542 years (16 slots)
  *
  * "Up to" is a bound, not a rule: placement follows the digits, not the
  * distance, so a tick one step ahead of @clk lands in level 2 if reaching it
  * carries into digit 2 (clk = 4095, E = 4096). It then sits exactly at its
  * slot's start and is handed out without cascading.
+ *
+ * Every u64 tick has a slot, so there is no overflow list and no horizon:
+ * an entry is placed once when it is added and at most once more per level
+ * on its way down, however far the clock jumps, and no deadline is ever
+ * clamped. The top level is where C's shifts bite: the bits above digit 10
+ * would be a shift by 66, so no mask here is built by shifting past digit
+ * L; they are built from the digit's own mask and the bits below it.
  *
  * The invariant is that every entry of a level-L slot shares @clk's digits
  * above L and has a larger digit L. Three things follow:
@@ -59,18 +69,6 @@
  *    tickless caller can jump from one event to the next, however far
  *    apart, without stepping through the ticks in between.
  *
- * The overflow list is the pseudo-level 7: its entries differ from @clk
- * above bit 42. Its "start" is the next multiple of 2^42 above @clk; when
- * @clk reaches that boundary the whole list is re-examined, and entries
- * still too far away go back on it. That is one pass over the overflow
- * entries per 2^42 ticks the clock moves (51 days at one microsecond per
- * tick, 73 minutes at one nanosecond), and no deadline is ever clamped to
- * the horizon, so none fires early. The price is paid by clock jumps: a
- * jump of D ticks costs every overflow entry D / 2^42 placements, spread
- * over calls by the budget. If the next multiple of 2^42 does not fit in a
- * u64, @clk already has all of E's top bits and the overflow list is
- * necessarily empty.
- *
  * Cascading and exactness
  * -----------------------
  * kernel/time/timer.c gave up cascading: a timer stays in the slot it was
@@ -81,19 +79,19 @@
  * handed out; any other one is placed again relative to the new @clk. It
  * now shares digit L with @clk, so it lands in a lower level, or on the due
  * list. So an entry moves at most once per level on its way down, at most
- * six times in all plus once per overflow pass, and an entry with no slack
- * is handed out by the first wheel_expire() whose @now reaches its tick,
- * never earlier and, given enough budget, never later: the lateness is zero
- * ticks, which the caller turns into "within one resolution" by rounding a
- * deadline up to a tick.
+ * ten times in all, and an entry with no slack is handed out by the first
+ * wheel_expire() whose @now reaches its tick, never earlier and, given
+ * enough budget, never later: the lateness is zero ticks, which the caller
+ * turns into "within one resolution" by rounding a deadline up to a tick.
  *
  * Most timeouts are cancelled long before their slot comes up; those are
  * never touched again after wheel_add(). The cost falls on the ones that
  * fire: a tickless caller wakes at each slot start on an entry's way down
  * (they are what wheel_next_expiry() reports), so in a sparse wheel an
- * entry may cost up to seven wake-ups where a heap would cost one. In a
- * busy wheel the wake-ups are shared by the entries of a slot, and slack
- * (below) removes them.
+ * entry placed at level L may cost L + 1 wake-ups where a heap would cost
+ * one: up to seven for anything within 50 days at one microsecond per
+ * tick, eleven at most. In a busy wheel the wake-ups are shared by the
+ * entries of a slot, and slack (below) removes them.
  *
  * Bounded work
  * ------------
@@ -103,7 +101,8 @@
  * entries is therefore cascaded in slices: the rest of it stays on the due
  * list, where wheel_next_expiry() reports it as due "now", and the caller
  * comes back for more. Splicing a slot onto the due list is O(1) whatever
- * its size.
+ * its size. An entry costs at most WHEEL_LEVELS units in all (ten
+ * placements and the hand-out).
  *
  * Slack
  * -----
@@ -124,13 +123,14 @@
  * Costs
  * -----
  * wheel_add(), wheel_del() and wheel_modify() are O(1). wheel_del() needs
- * no level or slot number in the entry: if the entry is the only one in its
- * slot, its pprev points at the slot's head inside @slots, and the head's
- * address gives the slot whose @occupied bit to clear; otherwise the slot
- * stays non-empty and its bit stays set. That keeps an entry at 24 bytes
- * (an hlist_node and the tick). wheel_next_expiry() is O(WHEEL_LEVELS).
- * wheel_expire() is O(WHEEL_LEVELS) plus the budget it is given. The wheel
- * itself is about 3.6 KiB, almost all of it slot heads.
+ * no level or slot number in the entry: an entry alone in its list has
+ * both neighbours at the list's head (node.next == node.prev); if that
+ * head lies inside @slots, its address gives the slot whose @occupied bit
+ * to clear; otherwise the slot stays non-empty and its bit stays set. That
+ * keeps an entry at 24 bytes (a list_head and the tick).
+ * wheel_next_expiry() is O(WHEEL_LEVELS). wheel_expire() is O(WHEEL_LEVELS)
+ * plus the budget it is given. The wheel itself is about 11 KiB, almost
+ * all of it the 704 slot heads.
  *
  * None of this takes locks, allocates, sleeps or knows what a tick means:
  * the caller serializes all calls on one wheel and owns the entries'
@@ -145,52 +145,49 @@
 
 #include "wheel.h"
 
-#define WHEEL_LVL_MASK		(WHEEL_LVL_SIZE - 1)
-
-/* wheel_first_slot()'s level number for the overflow list. */
-#define WHEEL_OVERFLOW		WHEEL_LEVELS
+#define WHEEL_LVL_MASK		((u64)WHEEL_LVL_SIZE - 1)
 
 static unsigned int wheel_digit(u64 tick, unsigned int lvl)
 {
 	return (tick >> (lvl * WHEEL_LVL_BITS)) & WHEEL_LVL_MASK;
 }
 
+/* The highest base-64 digit in which two different ticks differ. */
+static unsigned int wheel_level(u64 a, u64 b)
+{
+	return (fls64(a ^ b) - 1) / WHEEL_LVL_BITS;
+}
+
 /*
  * Put @e where it belongs relative to the current clock: on the due list,
- * in the slot of the highest base-64 digit in which its tick differs from
- * the clock, or on the overflow list. The caller accounts for @count.
+ * or in the slot of the highest base-64 digit in which its tick differs
+ * from the clock. The caller accounts for @count.
  */
 static void wheel_place(struct wheel *w, struct wheel_entry *e)
 {
 	unsigned int lvl, idx;
 
 	if (e->expires <= w->clk) {
-		hlist_add_head(&e->node, &w->due);
+		list_add_tail(&e->node, &w->due);
 		return;
 	}
 
-	lvl = (fls64(e->expires ^ w->clk) - 1) / WHEEL_LVL_BITS;
-	if (lvl >= WHEEL_LEVELS) {
-		hlist_add_head(&e->node, &w->overflow);
-		return;
-	}
-
+	lvl = wheel_level(e->expires, w->clk);
 	idx = wheel_digit(e->expires, lvl);
-	hlist_add_head(&e->node, &w->slots[lvl][idx]);
+	list_add_tail(&e->node, &w->slots[lvl][idx]);
 	w->occupied[lvl] |= BIT_ULL(idx);
 }
 
 /*
  * Find the earliest non-empty slot and the first tick it may hold. On
- * success *@lvl is its level (WHEEL_OVERFLOW for the overflow list) and
- * *@idx its slot number. Returns false if every slot and the overflow list
- * are empty; the due list is the caller's business.
+ * success *@lvl is its level and *@idx its slot number. Returns false if
+ * every slot is empty; the due list is the caller's business.
  */
 static bool wheel_first_slot(const struct wheel *w, unsigned int *lvl,
 			     unsigned int *idx, u64 *start)
 {
 	unsigned int l, shift;
-	u64 next;
+	u64 mask;
 
 	for (l = 0; l < WHEEL_LEVELS; l++) {
 		if (!w->occupied[l])
@@ -198,50 +195,36 @@ static bool wheel_first_slot(const struct wheel *w, unsigned int *lvl,
 		shift = l * WHEEL_LVL_BITS;
 		*lvl = l;
 		*idx = __ffs64(w->occupied[l]);
-		/* Keep the clock's digits above @l, put the slot in digit @l. */
-		*start = (w->clk & (~0ULL << (shift + WHEEL_LVL_BITS))) |
-			 ((u64)*idx << shift);
+		/*
+		 * Digit @l and the bits below it; the clock keeps the rest.
+		 * (Not ~0 << (shift + 6): at level 10 that is a shift by 66.)
+		 */
+		mask = (WHEEL_LVL_MASK << shift) | (BIT_ULL(shift) - 1);
+		*start = (w->clk & ~mask) | ((u64)*idx << shift);
 		return true;
 	}
-
-	if (hlist_empty(&w->overflow))
-		return false;
-
-	/* The next multiple of 2^WHEEL_HORIZON_BITS above the clock. */
-	next = (w->clk | (BIT_ULL(WHEEL_HORIZON_BITS) - 1)) + 1;
-	/*
-	 * If that wrapped, the clock already shares every bit above the
-	 * horizon with every later tick, and nothing can be on overflow.
-	 */
-	if (WARN_ON_ONCE(!next))
-		return false;
-	*lvl = WHEEL_OVERFLOW;
-	*idx = 0;
-	*start = next;
-	return true;
+	return false;
 }
 
 /* Unlink a pending @e, keeping the slot's occupied bit honest. */
 static void wheel_unlink(struct wheel *w, struct wheel_entry *e)
 {
-	uintptr_t pprev = (uintptr_t)e->node.pprev;
+	uintptr_t head = (uintptr_t)e->node.next;
 	uintptr_t first = (uintptr_t)&w->slots[0][0];
 	uintptr_t end = first + sizeof(w->slots);
-	struct hlist_head *head;
 	unsigned int n;
 
 	/*
-	 * Only the first entry of a list has a pprev pointing at the list's
-	 * head; if that head is one of the slots and nothing follows the
-	 * entry, the slot becomes empty. The addresses are compared as
-	 * integers because the entry may be on the due or overflow list.
+	 * An entry alone in its list has the list's head on both sides; if
+	 * that head is one of the slots, the slot becomes empty. The
+	 * addresses are compared as integers because the entry may be on
+	 * the due list.
 	 */
-	if (!e->node.next && pprev >= first && pprev < end) {
-		head = container_of(e->node.pprev, struct hlist_head, first);
-		n = head - &w->slots[0][0];
+	if (e->node.next == e->node.prev && head >= first && head < end) {
+		n = (head - first) / sizeof(struct list_head);
 		w->occupied[n / WHEEL_LVL_SIZE] &= ~BIT_ULL(n % WHEEL_LVL_SIZE);
 	}
-	hlist_del_init(&e->node);
+	list_del_init(&e->node);
 	w->count--;
 }
 
@@ -256,12 +239,11 @@ void wheel_init(struct wheel *w, u64 now)
 
 	w->clk = now;
 	w->count = 0;
-	INIT_HLIST_HEAD(&w->due);
-	INIT_HLIST_HEAD(&w->overflow);
+	INIT_LIST_HEAD(&w->due);
 	for (l = 0; l < WHEEL_LEVELS; l++) {
 		w->occupied[l] = 0;
 		for (i = 0; i < WHEEL_LVL_SIZE; i++)
-			INIT_HLIST_HEAD(&w->slots[l][i]);
+			INIT_LIST_HEAD(&w->slots[l][i]);
 	}
 }
 
@@ -338,7 +320,7 @@ bool wheel_next_expiry(const struct wheel *w, u64 *tick)
 
 	if (!w->count)
 		return false;
-	if (!hlist_empty(&w->due)) {
+	if (!list_empty(&w->due)) {
 		*tick = w->clk;
 		return true;
 	}
@@ -385,7 +367,7 @@ struct wheel_entry *wheel_expire(struct wheel *w, u64 now,
 		if (!*budget)
 			return NULL;
 
-		if (hlist_empty(&w->due)) {
+		if (list_empty(&w->due)) {
 			if (!wheel_first_slot(w, &lvl, &idx, &start) ||
 			    start > now) {
 				/* Nothing reaches @now: safe to jump to it. */
@@ -393,16 +375,12 @@ struct wheel_entry *wheel_expire(struct wheel *w, u64 now,
 				return NULL;
 			}
 			w->clk = start;
-			if (lvl == WHEEL_OVERFLOW) {
-				hlist_move_list(&w->overflow, &w->due);
-			} else {
-				hlist_move_list(&w->slots[lvl][idx], &w->due);
-				w->occupied[lvl] &= ~BIT_ULL(idx);
-			}
+			list_splice_init(&w->slots[lvl][idx], &w->due);
+			w->occupied[lvl] &= ~BIT_ULL(idx);
 		}
 
-		e = hlist_entry(w->due.first, struct wheel_entry, node);
-		hlist_del_init(&e->node);
+		e = list_first_entry(&w->due, struct wheel_entry, node);
+		list_del_init(&e->node);
 		(*budget)--;
 		if (e->expires <= w->clk) {
 			w->count--;
@@ -418,32 +396,30 @@ struct wheel_entry *wheel_expire(struct wheel *w, u64 now,
  * @w: the wheel
  *
  * Removes entries regardless of their ticks: the due list first, then the
- * levels from the lowest, then the overflow list. O(WHEEL_LEVELS).
+ * levels from the lowest. O(WHEEL_LEVELS).
  *
  * Return: an entry no longer in the wheel, or NULL once the wheel is empty.
  */
 struct wheel_entry *wheel_drain(struct wheel *w)
 {
-	struct hlist_node *node = NULL;
+	struct list_head *head = NULL;
 	struct wheel_entry *e;
 	unsigned int l;
 
-	if (!hlist_empty(&w->due)) {
-		node = w->due.first;
+	if (!list_empty(&w->due)) {
+		head = &w->due;
 	} else {
 		for (l = 0; l < WHEEL_LEVELS; l++) {
 			if (w->occupied[l]) {
-				node = w->slots[l][__ffs64(w->occupied[l])].first;
+				head = &w->slots[l][__ffs64(w->occupied[l])];
 				break;
 			}
 		}
-		if (!node)
-			node = w->overflow.first;
 	}
-	if (!node)
+	if (!head)
 		return NULL;
 
-	e = hlist_entry(node, struct wheel_entry, node);
+	e = list_first_entry(head, struct wheel_entry, node);
 	wheel_unlink(w, e);
 	return e;
 }

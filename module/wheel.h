@@ -5,10 +5,11 @@
  * The wheel keeps intrusive entries keyed by an absolute tick (a clock
  * reading divided by the user's resolution) and hands them back, never
  * before their tick comes and never after it has passed, in slices whose
- * size the caller bounds. It knows nothing of files, locks, hrtimers or
- * uaccess: the caller serializes every call and decides what a tick is.
- * That keeps this file and wheel.c compilable in userspace, where
- * tools/testing/wheel checks them against a reference model.
+ * size the caller bounds. Every u64 tick has a slot (eleven levels of 64).
+ * It knows nothing of files, locks, hrtimers or uaccess: the caller
+ * serializes every call and decides what a tick is. That keeps this file
+ * and wheel.c compilable in userspace, where tools/testing/wheel checks
+ * them against a reference model.
  *
  * The geometry and its trade-offs are explained at the top of wheel.c.
  */
@@ -21,21 +22,27 @@
 
 #define WHEEL_LVL_BITS		6
 #define WHEEL_LVL_SIZE		BIT(WHEEL_LVL_BITS)
-#define WHEEL_LEVELS		7
 /*
- * Ticks that differ from the clock above this bit are parked on the overflow
- * list, and re-examined each time the clock reaches a multiple of 2^42.
+ * 11 digits of 6 bits cover all 64 bits of a tick (the top digit, bits 60
+ * to 63, uses 16 of its 64 slots): every tick has a slot, and there is no
+ * overflow list.
  */
-#define WHEEL_HORIZON_BITS	(WHEEL_LEVELS * WHEEL_LVL_BITS)
+#define WHEEL_LEVELS		11
 
 /**
  * struct wheel_entry - one timeout, embedded in the caller's object
- * @node: link in a slot, the overflow list or the due list; unhashed when
+ * @node: link in a slot or the due list; empty (pointing at itself) when
  *	the entry is not in the wheel
  * @expires: the tick at which the entry becomes due
+ *
+ * An entry must go through wheel_entry_init() before its first wheel_add(),
+ * and again whenever its memory has served another purpose since it left
+ * the wheel: zeroed memory, or a node overwritten by another list, does not
+ * read as "not pending". Leaving the wheel (wheel_del(), wheel_expire(),
+ * wheel_drain()) leaves it initialized.
  */
 struct wheel_entry {
-	struct hlist_node node;
+	struct list_head node;
 	u64 expires;
 };
 
@@ -48,16 +55,14 @@ struct wheel_entry {
  * @occupied: per level, bit n set when slot n of that level is non-empty
  * @due: entries of the slot being opened, and entries added already due;
  *	while non-empty, the wheel's next event is @clk itself
- * @overflow: entries whose tick is beyond the horizon of the top level
  * @slots: WHEEL_LEVELS levels of WHEEL_LVL_SIZE slots
  */
 struct wheel {
 	u64 clk;
 	u64 count;
 	u64 occupied[WHEEL_LEVELS];
-	struct hlist_head due;
-	struct hlist_head overflow;
-	struct hlist_head slots[WHEEL_LEVELS][WHEEL_LVL_SIZE];
+	struct list_head due;
+	struct list_head slots[WHEEL_LEVELS][WHEEL_LVL_SIZE];
 };
 
 void wheel_init(struct wheel *w, u64 now);
@@ -72,12 +77,12 @@ u64 wheel_apply_slack(u64 expires, u64 slack);
 
 static inline void wheel_entry_init(struct wheel_entry *e)
 {
-	INIT_HLIST_NODE(&e->node);
+	INIT_LIST_HEAD(&e->node);
 }
 
 static inline bool wheel_entry_pending(const struct wheel_entry *e)
 {
-	return !hlist_unhashed(&e->node);
+	return !list_empty(&e->node);
 }
 
 #endif /* _WHEELTIMER_WHEEL_H */

@@ -516,26 +516,35 @@ static inline void timed(struct run *r, int op, u32 k, u32 p,
 }
 
 /*
- * The wheel touches the entry, its slot neighbours before (cancel, modify)
- * and the one after it (add, modify: the slot's old first entry); the slot
- * heads are the wheel's own memory and stay.
+ * The wheel touches the entry, its list neighbours before (cancel, modify)
+ * and after (add, modify: the slot's old last entry); the slot heads are
+ * the wheel's own memory and stay.
  */
+static void wheel_neighbour(struct run *r, const struct wheel *w,
+			    const struct list_head *n)
+{
+	if ((const void *)n < (const void *)w ||
+	    (const void *)n >= (const void *)(w + 1))
+		touched(r, n);
+}
+
 static void wheel_pre(struct run *r, const struct wheel *w,
 		      const struct wheel_entry *e)
 {
-	const void *pprev = e->node.pprev;
-
 	touched(r, e);
-	if (e->node.next)
-		touched(r, e->node.next);
-	if (pprev && (pprev < (const void *)w || pprev >= (const void *)(w + 1)))
-		touched(r, pprev);
+	if (wheel_entry_pending(e)) {
+		wheel_neighbour(r, w, e->node.next);
+		wheel_neighbour(r, w, e->node.prev);
+	}
 }
 
-static void wheel_post(struct run *r, const struct wheel_entry *e)
+static void wheel_post(struct run *r, const struct wheel *w,
+		       const struct wheel_entry *e)
 {
-	if (wheel_entry_pending(e) && e->node.next)
-		touched(r, e->node.next);
+	if (wheel_entry_pending(e)) {
+		wheel_neighbour(r, w, e->node.next);
+		wheel_neighbour(r, w, e->node.prev);
+	}
 }
 
 /*
@@ -588,9 +597,8 @@ static inline void w_pre(struct run *r, void *q, u32 k, void *e)
 
 static inline void w_post(struct run *r, void *q, u32 k, void *e)
 {
-	(void)q;
 	(void)k;
-	wheel_post(r, e);
+	wheel_post(r, q, e);
 }
 
 /*

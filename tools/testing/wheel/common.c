@@ -20,44 +20,52 @@ void wheel_shim_warn(const char *file, int line, const char *cond)
 /* Counted by the shim <linux/list.h>: list_head operations that link. */
 unsigned long wheel_shim_list_ops;
 
-static const char *check_list(const struct hlist_head *head, u64 *n)
+/*
+ * Walk a circular list: every node's prev must be the node before it, and
+ * the walk must come back to @head within @limit nodes (a list whose
+ * links loop elsewhere would never end).
+ */
+static const char *check_list(const struct list_head *head, u64 limit,
+			      u64 *n)
 {
-	const void *pprev = &head->first;
-	const struct hlist_node *node;
+	const struct list_head *prev = head, *node;
 
-	for (node = head->first; node; node = node->next) {
-		if ((const void *)node->pprev != pprev)
-			return "pprev does not point at the previous link";
-		pprev = &node->next;
-		(*n)++;
+	for (node = head->next; node != head; node = node->next) {
+		if (node->prev != prev)
+			return "prev does not point at the previous node";
+		if (++*n > limit)
+			return "list longer than the count";
+		prev = node;
 	}
+	if (head->prev != prev)
+		return "head's prev is not the last node";
 	return NULL;
 }
 
-const char *wheel_check(const struct wheel *w, u64 levels[WHEEL_LEVELS + 2])
+const char *wheel_check(const struct wheel *w, u64 levels[WHEEL_LEVELS + 1])
 {
-	const struct hlist_node *node;
+	const struct list_head *node;
 	const struct wheel_entry *e;
 	unsigned int l, i;
 	u64 total = 0, n;
 	const char *err;
 
 	if (levels)
-		for (l = 0; l < WHEEL_LEVELS + 2; l++)
+		for (l = 0; l < WHEEL_LEVELS + 1; l++)
 			levels[l] = 0;
 
 	for (l = 0; l < WHEEL_LEVELS; l++) {
 		for (i = 0; i < WHEEL_LVL_SIZE; i++) {
-			const struct hlist_head *head = &w->slots[l][i];
+			const struct list_head *head = &w->slots[l][i];
 
 			n = 0;
-			err = check_list(head, &n);
+			err = check_list(head, w->count - total, &n);
 			if (err)
 				return err;
 			if (!!n != !!(w->occupied[l] & (1ULL << i)))
 				return "occupied bit does not match the slot";
-			for (node = head->first; node; node = node->next) {
-				e = hlist_entry(node, struct wheel_entry, node);
+			for (node = head->next; node != head; node = node->next) {
+				e = list_entry(node, struct wheel_entry, node);
 				if (e->expires <= w->clk)
 					return "slot entry not after the clock";
 				if (wheel_test_level(w->clk, e->expires) != l)
@@ -73,26 +81,12 @@ const char *wheel_check(const struct wheel *w, u64 levels[WHEEL_LEVELS + 2])
 	}
 
 	n = 0;
-	err = check_list(&w->overflow, &n);
+	err = check_list(&w->due, w->count - total, &n);
 	if (err)
 		return err;
-	for (node = w->overflow.first; node; node = node->next) {
-		e = hlist_entry(node, struct wheel_entry, node);
-		if (e->expires <= w->clk ||
-		    wheel_test_level(w->clk, e->expires) < WHEEL_LEVELS)
-			return "overflow entry within the horizon";
-	}
 	total += n;
 	if (levels)
 		levels[WHEEL_LEVELS] = n;
-
-	n = 0;
-	err = check_list(&w->due, &n);
-	if (err)
-		return err;
-	total += n;
-	if (levels)
-		levels[WHEEL_LEVELS + 1] = n;
 
 	if (total != w->count)
 		return "count does not match the entries";

@@ -108,8 +108,8 @@ static struct model_entry *pick_entry(struct model *m)
 
 /*
  * A tick for add or modify: every scale, both sides of the clock, the
- * edges. Most are within the horizon, where they move through the levels;
- * far ones would otherwise pile up on the overflow list, as they never fire.
+ * edges. Most are within 2^43 of now, where they move through the levels
+ * and fire; far ones mostly sit at the top levels until the epoch ends.
  */
 static u64 gen_tick(struct model *m)
 {
@@ -147,9 +147,8 @@ static u64 gen_tick(struct model *m)
 				   (unsigned long long)r);
 		return r;
 	}
-	if (kind < 57)		/* just past the horizon */
-		return sat_add(clk, (1ULL << WHEEL_HORIZON_BITS) +
-			       src_scaled(s) % (1ULL << 44) - 2);
+	if (kind < 57)		/* far: levels 7 to 10 */
+		return sat_add(clk, (1ULL << 42) + src_scaled(s));
 	if (kind < 58)		/* anywhere at all */
 		return src_u64(s);
 	if (kind < 59)		/* the very end of time */
@@ -209,23 +208,22 @@ static void handed_out(struct model *m, struct wheel_entry *e)
 }
 
 #define LOC_NONE	0xffff
-#define LOC_OVERFLOW	(WHEEL_LEVELS * WHEEL_LVL_SIZE)
-#define LOC_DUE		(LOC_OVERFLOW + 1)
+#define LOC_DUE		(WHEEL_LEVELS * WHEEL_LVL_SIZE)
 
-static void locate_list(struct model *m, const struct hlist_head *head,
+static void locate_list(struct model *m, const struct list_head *head,
 			u16 where, u16 *loc)
 {
-	struct hlist_node *node;
+	struct list_head *node;
 
-	for (node = head->first; node; node = node->next) {
-		struct wheel_entry *e = hlist_entry(node, struct wheel_entry,
-						    node);
+	for (node = head->next; node != head; node = node->next) {
+		struct wheel_entry *e = list_entry(node, struct wheel_entry,
+						   node);
 
 		loc[container_of(e, struct model_entry, we) - m->ents] = where;
 	}
 }
 
-/* Where every entry is: a slot (level * 64 + slot), overflow, due, none. */
+/* Where every entry is: a slot (level * 64 + slot), due, none. */
 static void locate(struct model *m, u16 *loc)
 {
 	unsigned int l, i;
@@ -236,7 +234,6 @@ static void locate(struct model *m, u16 *loc)
 		for (i = 0; i < WHEEL_LVL_SIZE; i++)
 			locate_list(m, &m->w.slots[l][i], l * WHEEL_LVL_SIZE + i,
 				    loc);
-	locate_list(m, &m->w.overflow, LOC_OVERFLOW, loc);
 	locate_list(m, &m->w.due, LOC_DUE, loc);
 }
 
@@ -291,12 +288,10 @@ static unsigned int gen_budget(struct model *m)
 static void drain(struct model *m, bool to_end)
 {
 	/*
-	 * Each entry moves down at most once per level, plus once per
-	 * top-level boundary the clock crosses while it is on overflow.
+	 * Each entry costs a unit per level it moves down and one to be
+	 * handed out (WHEEL_LEVELS at most), however far the clock goes.
 	 */
-	u64 crossings = (m->now >> WHEEL_HORIZON_BITS) -
-			(m->w.clk >> WHEEL_HORIZON_BITS);
-	u64 max_units = (m->nents + 1ULL) * (WHEEL_LEVELS + 2 + crossings);
+	u64 max_units = (m->nents + 1ULL) * (WHEEL_LEVELS + 2);
 	u64 units_all = 0;
 
 	for (;;) {
@@ -361,15 +356,9 @@ static void advance(struct model *m)
 	u64 d = 0;
 
 	/*
-	 * Each top-level boundary (2^42 ticks) the clock crosses re-examines
-	 * every overflow entry. Jumps stay below 2^45, and time stands still
-	 * while the wheel lags more than 2^44 behind after drains cut short,
-	 * so that one drain crosses a dozen boundaries at most.
+	 * Any jump is fine: an entry is placed at most once per level on its
+	 * way down however far the clock goes, and drain() checks that.
 	 */
-	if (m->now - m->w.clk > (1ULL << 44)) {
-		drain(m, true);
-		return;
-	}
 	switch (src_below(s, 16)) {
 	case 0:
 		break;
@@ -391,16 +380,15 @@ static void advance(struct model *m)
 	case 8:
 		d = src_log(s, 37);
 		break;
-	case 9:		/* rarely, past a few top-level boundaries */
+	case 9:		/* rarely, far: any scale up to the end of time */
 		if (!src_below(s, 8))
-			d = src_u64(s) >> (64 - 45);
+			d = src_scaled(s);
 		break;
 	case 10:
 	case 11:
 	case 12:	/* to the reference's earliest tick, -1, 0 or +1 */
 		min = heap_peek(&m->ref);
-		if (min && min->expires > m->now &&
-		    min->expires - m->now < (1ULL << 45))
+		if (min && min->expires > m->now)
 			d = sat_add(min->expires - m->now, src_below(s, 3)) - 1;
 		break;
 	default:
@@ -428,8 +416,6 @@ static void op_add(struct model *m, bool modify)
 
 	me->eff = t > m->w.clk ? t : m->w.clk;
 	if (t <= m->w.clk)
-		m->st.added[WHEEL_LEVELS + 1]++;
-	else if (wheel_test_level(m->w.clk, t) >= WHEEL_LEVELS)
 		m->st.added[WHEEL_LEVELS]++;
 	else
 		m->st.added[wheel_test_level(m->w.clk, t)]++;
@@ -490,7 +476,7 @@ static void op_drain_one(struct model *m)
 
 static void white_box(struct model *m)
 {
-	u64 levels[WHEEL_LEVELS + 2];
+	u64 levels[WHEEL_LEVELS + 1];
 	const char *err = wheel_check(&m->w, levels);
 	unsigned int l;
 
@@ -498,7 +484,7 @@ static void white_box(struct model *m)
 		model_fail(m, "wheel_check: %s", err);
 	if (heap_verify(&m->ref))
 		model_fail(m, "the reference heap is broken");
-	for (l = 0; l < WHEEL_LEVELS + 2; l++)
+	for (l = 0; l < WHEEL_LEVELS + 1; l++)
 		m->st.placed[l] += levels[l];
 	m->st.checks++;
 }
@@ -520,8 +506,9 @@ int model_epoch_begin(struct model *m, struct model_src *src, u32 max_pool)
 	case 2:
 		start = U64_MAX - src_scaled(src);
 		break;
-	case 3:		/* just before the top level wraps */
-		start = sat_sub(src_u64(src) & ~((1ULL << 42) - 1),
+	case 3:		/* just before a digit of some level carries */
+		start = sat_sub(src_u64(src) & ~((1ULL << (WHEEL_LVL_BITS *
+				(1 + src_below(src, WHEEL_LEVELS - 1)))) - 1),
 				src_below(src, 5000));
 		break;
 	case 4:

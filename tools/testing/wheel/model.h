@@ -40,8 +40,8 @@ struct model_stats {
 	u64 expire_calls, budget_units, partial_drains, full_drains;
 	u64 max_units_one_drain;
 	u64 checks, watched_calls;
-	u64 placed[WHEEL_LEVELS + 2];	/* sampled at white-box checks */
-	u64 added[WHEEL_LEVELS + 2];	/* where adds and modifies went */
+	u64 placed[WHEEL_LEVELS + 1];	/* sampled at white-box checks */
+	u64 added[WHEEL_LEVELS + 1];	/* where adds and modifies went */
 	u64 near_max_clk;		/* steps with the clock >= 2^63 */
 };
 

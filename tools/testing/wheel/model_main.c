@@ -26,6 +26,16 @@ static void report_failure(const char *msg)
 	exit(1);
 }
 
+static const char *level_name(int l)
+{
+	static char buf[4][8];
+	static unsigned int i;
+	char *b = buf[i++ % 4];
+
+	snprintf(b, sizeof(buf[0]), "L%d", l);
+	return b;
+}
+
 static void report(const struct model *m, double secs)
 {
 	static const char * const names[OP_NR] = {
@@ -54,17 +64,17 @@ static void report(const struct model *m, double secs)
 	       (unsigned long long)st->full_drains,
 	       (unsigned long long)st->partial_drains,
 	       (unsigned long long)st->max_units_one_drain);
-	for (i = 0; i < WHEEL_LEVELS + 2; i++)
+	for (i = 0; i < WHEEL_LEVELS + 1; i++)
 		total += st->placed[i];
 	printf("#  where entries sat at %llu white-box checks (%%):",
 	       (unsigned long long)st->checks);
-	for (i = 0; i < WHEEL_LEVELS + 2; i++)
-		printf(" %s%d %.1f", i < WHEEL_LEVELS ? "L" : "",
-		       i, total ? 100.0 * st->placed[i] / total : 0.0);
-	printf(" (%d = overflow, %d = due)\n", WHEEL_LEVELS, WHEEL_LEVELS + 1);
+	for (i = 0; i < WHEEL_LEVELS + 1; i++)
+		printf(" %s %.1f", i < WHEEL_LEVELS ? level_name(i) : "due",
+		       total ? 100.0 * st->placed[i] / total : 0.0);
+	printf("\n");
 	printf("#  adds and modifies placed at:");
-	for (i = 0; i < WHEEL_LEVELS + 2; i++)
-		printf(" %s%d %llu", i < WHEEL_LEVELS ? "L" : "", i,
+	for (i = 0; i < WHEEL_LEVELS + 1; i++)
+		printf(" %s %llu", i < WHEEL_LEVELS ? level_name(i) : "due",
 		       (unsigned long long)st->added[i]);
 	printf("\n");
 	printf("#  wheel_expire calls whose work was accounted: %llu\n",

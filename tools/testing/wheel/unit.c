@@ -69,8 +69,6 @@ static u64 expected_start(u64 clk, u64 e)
 	if (e <= clk)
 		return clk;
 	l = digit_level(clk, e);
-	if (l >= WHEEL_LEVELS)
-		return (clk | lowbits(WHEEL_HORIZON_BITS)) + 1;
 	return e & ~lowbits(6 * l);
 }
 
@@ -108,6 +106,9 @@ static void t_empty(void)
 static void t_sizes(void)
 {
 	CHECK_EQ(sizeof(struct wheel_entry), 24);
+	/* 704 slot heads and the due list's, the bitmaps, clock and count. */
+	CHECK_EQ(sizeof(struct wheel),
+		 (WHEEL_LEVELS * WHEEL_LVL_SIZE + 1) * 16 + (WHEEL_LEVELS + 2) * 8);
 	printf("#   sizeof(struct wheel_entry) %zu, sizeof(struct wheel) %zu\n",
 	       sizeof(struct wheel_entry), sizeof(struct wheel));
 }
@@ -126,7 +127,7 @@ static void t_past_and_now(void)
 	wheel_add(w, &a, 5);
 	wheel_add(w, &b, 1000);
 	wheel_add(w, &c, 0);
-	CHECK(!hlist_empty(&w->due));
+	CHECK(!list_empty(&w->due));
 	for (l = 0; l < WHEEL_LEVELS; l++)
 		CHECK_EQ(w->occupied[l], 0);
 	CHECK(wheel_entry_pending(&a));
@@ -179,7 +180,7 @@ static void t_slot_boundary(void)
 	wheel_add(w, &b, 63);
 	CHECK_EQ(w->occupied[0], 1ULL << 63);
 	CHECK_EQ(w->occupied[1], 1ULL << 1);
-	CHECK(w->slots[1][1].first == &a.node);
+	CHECK(w->slots[1][1].next == &a.node);
 	CHECK(wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 63);
 	CHECK(!expire_one(w, 62));
@@ -219,18 +220,18 @@ static void one_entry(u64 base, u64 dist)
 	wheel_init(w, base);
 	wheel_entry_init(&a);
 	wheel_add(w, &a, e);
-	if (l < WHEEL_LEVELS) {
-		CHECK(w->slots[l][(e >> (6 * l)) & 63].first == &a.node);
-		CHECK_EQ(w->occupied[l], 1ULL << ((e >> (6 * l)) & 63));
-	} else {
-		CHECK(w->overflow.first == &a.node);
-	}
+	CHECK(l < WHEEL_LEVELS);
+	CHECK(w->slots[l][(e >> (6 * l)) & 63].next == &a.node);
+	CHECK_EQ(w->occupied[l], 1ULL << ((e >> (6 * l)) & 63));
 	CHECK(wheel_next_expiry(w, &t));
 	CHECK_EQ(t, expected_start(base, e));
 	check_layout(w);
 
-	/* One wake-up per level on the way down, plus the overflow passes. */
-	max_wakeups = l + 2 + ((e - base) >> WHEEL_HORIZON_BITS);
+	/*
+	 * However far: at most one wake-up that only cascades per level
+	 * above 0, then the one that hands it out.
+	 */
+	max_wakeups = l;
 	for (;;) {
 		if (cur_fail)		/* a broken wheel may never get there */
 			return;
@@ -291,73 +292,151 @@ static void t_level_boundaries(void)
 	}
 }
 
-static void t_overflow(void)
+/*
+ * The top levels: 64^L and the largest digit L from clock 0 land in level
+ * L, the top one using slots 1 to 15 only; an entry alone there clears its
+ * bit when cancelled; what used to be past the horizon (2^42 and beyond)
+ * is in a slot like any other tick.
+ */
+static void t_top_levels(void)
 {
 	struct wheel *w = &wheel;
-	struct wheel_entry a, b, c, *e;
+	struct wheel_entry a, b;
+	unsigned int l, top, k;
 	u64 t = 0;
 
-	wheel_init(w, 0);
 	wheel_entry_init(&a);
+	wheel_entry_init(&b);
+	for (l = 0; l < WHEEL_LEVELS; l++) {
+		top = l == 10 ? 15 : 63;
+		wheel_init(w, 0);
+		wheel_add(w, &a, 1ULL << (6 * l));
+		wheel_add(w, &b, (u64)top << (6 * l));
+		CHECK(w->slots[l][1].next == &a.node);
+		CHECK(w->slots[l][top].next == &b.node);
+		for (k = 0; k < WHEEL_LEVELS; k++)
+			CHECK_EQ(w->occupied[k],
+				 k == l ? (1ULL << 1) | (1ULL << top) : 0);
+		CHECK(wheel_next_expiry(w, &t));
+		CHECK_EQ(t, 1ULL << (6 * l));
+		check_layout(w);
+		CHECK(wheel_del(w, &b));
+		CHECK_EQ(w->occupied[l], 1ULL << 1);
+		CHECK(wheel_del(w, &a));
+		CHECK_EQ(w->occupied[l], 0);
+		CHECK(!wheel_next_expiry(w, &t));
+	}
+
+	/* 2^42 is level 7, slot 1: handed out at its tick, no earlier. */
+	wheel_init(w, 0);
 	wheel_add(w, &a, 1ULL << 42);
-	CHECK(w->overflow.first == &a.node);
+	CHECK_EQ(w->occupied[7], 1ULL << 1);
 	CHECK(wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 1ULL << 42);
 	CHECK(!expire_one(w, (1ULL << 42) - 1));
 	CHECK(expire_one(w, 1ULL << 42) == &a);
 
-	wheel_init(w, 0);
-	wheel_add(w, &a, (1ULL << 42) + 5);
-	CHECK(!expire_one(w, 1ULL << 42));
-	CHECK_EQ(w->occupied[0], 1ULL << 5);
-	CHECK(wheel_next_expiry(w, &t));
-	CHECK_EQ(t, (1ULL << 42) + 5);
-
-	/* Far entries travel back to overflow until their boundary comes. */
+	/* Far entries wait in their slots, not on a list re-examined. */
 	wheel_init(w, 17);
-	wheel_entry_init(&b);
-	wheel_entry_init(&c);
-	wheel_add(w, &b, (3ULL << 42) + 7);
-	wheel_add(w, &c, (5ULL << 42) + 9);
+	wheel_add(w, &a, (3ULL << 42) + 7);
+	wheel_add(w, &b, (5ULL << 42) + 9);
+	CHECK_EQ(w->occupied[7], (1ULL << 3) | (1ULL << 5));
 	CHECK(wheel_next_expiry(w, &t));
-	CHECK_EQ(t, 1ULL << 42);
-	CHECK(!expire_one(w, 1ULL << 42));
-	CHECK(w->overflow.first);
-	CHECK(wheel_next_expiry(w, &t));
-	CHECK_EQ(t, 2ULL << 42);
+	CHECK_EQ(t, 3ULL << 42);
 	CHECK(!expire_one(w, (3ULL << 42) + 6));
 	CHECK_EQ(w->clk, (3ULL << 42) + 6);
-	e = expire_one(w, (6ULL << 42));
-	CHECK(e == &b);
+	CHECK(expire_one(w, 6ULL << 42) == &a);
 	CHECK_EQ(w->clk, (3ULL << 42) + 7);
-	e = expire_one(w, (6ULL << 42));
-	CHECK(e == &c);
+	CHECK(expire_one(w, 6ULL << 42) == &b);
 	CHECK_EQ(w->clk, (5ULL << 42) + 9);
 	check_layout(w);
+
+	/*
+	 * The top digit's slot starts, with the clock's low digits set: the
+	 * start keeps no bit of the clock below digit 10 (no shift by 66).
+	 */
+	wheel_init(w, 0x0123456789abcdefULL);
+	wheel_add(w, &a, 0xa000000000000000ULL + 12345);
+	CHECK_EQ(w->occupied[10], 1ULL << 10);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 0xa000000000000000ULL);
+	CHECK(!expire_one(w, 0xa000000000000000ULL + 12344));
+	CHECK(expire_one(w, 0xa000000000000000ULL + 12345) == &a);
+}
+
+/*
+ * From 0 to the end of time in one go: each entry is placed at most once
+ * per level on its way down, WHEEL_LEVELS budget units at most, however
+ * far the jump (with an overflow list re-examined every 2^42 ticks this
+ * was 2^22 passes over every far entry).
+ */
+static void t_jump_to_the_end(void)
+{
+	const unsigned int n = 100000;
+	struct wheel *w = &wheel;
+	struct wheel_entry *ents = calloc(n, sizeof(*ents)), a, *e;
+	unsigned int i, out = 0, budget;
+	u64 rng = 3, units, last = 0;
+	bool ordered = true, exact = true;
+
+	if (!ents) {
+		CHECK(ents);
+		return;
+	}
+
+	/* U64_MAX alone: level 10 slot 15, then each level's slot 63. */
+	wheel_init(w, 0);
+	wheel_entry_init(&a);
+	wheel_add(w, &a, U64_MAX);
+	CHECK(w->slots[10][15].next == &a.node);
+	budget = 1000;
+	CHECK(!wheel_expire(w, U64_MAX - 1, &budget));
+	CHECK_EQ(1000 - budget, WHEEL_LEVELS - 1);
+	CHECK_EQ(w->occupied[0], 1ULL << 63);
+	CHECK(wheel_expire(w, U64_MAX, &budget) == &a);
+	CHECK_EQ(1000 - budget, WHEEL_LEVELS);
+	CHECK_EQ(w->clk, U64_MAX);
+
+	wheel_init(w, 0);
+	for (i = 0; i < n; i++) {
+		wheel_entry_init(&ents[i]);
+		wheel_add(w, &ents[i], i % 16 ? U64_MAX -
+			  (rng_next(&rng) >> (rng_next(&rng) % 64)) : U64_MAX);
+	}
+	check_layout(w);
+	budget = WHEEL_LEVELS * n + 1;
+	while ((e = wheel_expire(w, U64_MAX, &budget))) {
+		ordered &= e->expires >= last;
+		exact &= e->expires == w->clk;
+		last = e->expires;
+		out++;
+	}
+	units = WHEEL_LEVELS * n + 1 - budget;
+	CHECK(budget);
+	CHECK_EQ(out, n);
+	CHECK(ordered);
+	CHECK(exact);
+	CHECK(units <= (u64)WHEEL_LEVELS * n);
+	printf("#   %u entries from 0 to near U64_MAX: %.2f units each\n", n,
+	       (double)units / n);
+	free(ents);
 }
 
 static void t_end_of_time(void)
 {
 	struct wheel *w = &wheel;
 	struct wheel_entry a, b, *e;
-	unsigned int n = 0, budget;
+	unsigned int n = 0;
 	u64 t = 0;
 
 	wheel_init(w, 0);
 	wheel_entry_init(&a);
 	wheel_entry_init(&b);
 	wheel_add(w, &a, U64_MAX);
-	CHECK(w->overflow.first == &a.node);
+	CHECK_EQ(w->occupied[10], 1ULL << 15);
 	CHECK(wheel_next_expiry(w, &t));
-	CHECK_EQ(t, 1ULL << 42);
-	/*
-	 * Getting there from 0 in one call costs one pass over the overflow
-	 * list per 2^42 boundary below the last one (2^22 - 1 here), then
-	 * one per level on the way down.
-	 */
-	budget = 1U << 23;
-	CHECK(wheel_expire(w, U64_MAX, &budget) == &a);
-	CHECK_EQ((1U << 23) - budget, (1U << 22) - 1 + WHEEL_LEVELS);
+	CHECK_EQ(t, 0xf000000000000000ULL);
+	CHECK(expire_one(w, U64_MAX) == &a);
 	CHECK_EQ(w->clk, U64_MAX);
 
 	wheel_init(w, U64_MAX - 5);
@@ -369,7 +448,7 @@ static void t_end_of_time(void)
 	CHECK_EQ(w->clk, U64_MAX);
 	/* At the end of time everything is due. */
 	wheel_add(w, &a, U64_MAX);
-	CHECK(!hlist_empty(&w->due));
+	CHECK(!list_empty(&w->due));
 	CHECK(wheel_next_expiry(w, &t));
 	CHECK_EQ(t, U64_MAX);
 	CHECK(expire_one(w, U64_MAX) == &a);
@@ -378,13 +457,10 @@ static void t_end_of_time(void)
 	wheel_add(w, &a, 0);
 	CHECK(expire_one(w, U64_MAX) == &a);
 
-	/*
-	 * With the clock's top bits all ones there is no next multiple of
-	 * 2^42, and nothing can be beyond the horizon: no warning.
-	 */
+	/* With the clock's top bits all ones, U64_MAX is a level-6 tick. */
 	wheel_init(w, 0xfffffc0000000005ULL);
 	wheel_add(w, &a, U64_MAX);
-	CHECK(hlist_empty(&w->overflow));
+	CHECK_EQ(w->occupied[6], 1ULL << 63);
 	CHECK(wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 0xfffffff000000000ULL);	/* level 6, slot 63 */
 	CHECK(!expire_one(w, U64_MAX - 1));
@@ -395,7 +471,7 @@ static void t_end_of_time(void)
 static void t_cancel(void)
 {
 	struct wheel *w = &wheel;
-	struct wheel_entry a, b, c, d;
+	struct wheel_entry a, b, c, d, *left, *moved;
 	unsigned int budget;
 	u64 t = 0;
 
@@ -413,25 +489,35 @@ static void t_cancel(void)
 	CHECK_EQ(w->occupied[1], 0);		/* the only entry: bit cleared */
 	CHECK(!wheel_next_expiry(w, &t));
 
-	/* Three in one slot (64..127 at level 1): head is c, then b, then a. */
+	/* Four in one slot (64..127 at level 1), in the order a, b, c, d. */
 	wheel_add(w, &a, 100);
 	wheel_add(w, &b, 101);
 	wheel_add(w, &c, 102);
-	CHECK(wheel_del(w, &b));		/* the middle */
+	wheel_add(w, &d, 103);
+	CHECK(wheel_del(w, &b));		/* in the middle */
 	CHECK_EQ(w->occupied[1], 1ULL << 1);
-	CHECK(wheel_del(w, &a));		/* the tail, not the only one */
+	CHECK(wheel_del(w, &a));		/* first, not the only one */
 	CHECK_EQ(w->occupied[1], 1ULL << 1);
-	CHECK(wheel_del(w, &c));		/* the last one */
+	CHECK(wheel_del(w, &d));		/* last, not the only one */
+	CHECK_EQ(w->occupied[1], 1ULL << 1);
+	CHECK(wheel_del(w, &c));		/* the only one */
 	CHECK_EQ(w->occupied[1], 0);
 	check_layout(w);
 
-	/* Entries on due and overflow leave the bits alone. */
+	/*
+	 * An entry alone on the due list leaves the bits alone; one alone in
+	 * the top level's last slot clears its bit.
+	 */
 	wheel_add(w, &a, 100);
 	wheel_add(w, &b, 0);
 	wheel_add(w, &c, U64_MAX);
+	CHECK_EQ(w->occupied[10], 1ULL << 15);
 	CHECK(wheel_del(w, &b));
+	CHECK_EQ(w->occupied[1], 1ULL << 1);
+	CHECK_EQ(w->occupied[10], 1ULL << 15);
 	CHECK(wheel_del(w, &c));
 	CHECK_EQ(w->occupied[1], 1ULL << 1);
+	CHECK_EQ(w->occupied[10], 0);
 	check_layout(w);
 
 	/* Handed out, then cancelled: too late, false. */
@@ -444,9 +530,9 @@ static void t_cancel(void)
 	CHECK(!wheel_del(w, &a));
 
 	/*
-	 * A slot spliced onto due and left half done: its entries' pprev
-	 * points at due now, and cancelling them must not clear the bit of
-	 * the slot, which has new entries meanwhile.
+	 * A slot spliced onto due and left half done: its entries are on the
+	 * due list now, and cancelling them must not clear the bit of the
+	 * slot, which has new entries meanwhile.
 	 */
 	wheel_init(w, 0);
 	wheel_add(w, &a, 4096 + 1);
@@ -454,20 +540,20 @@ static void t_cancel(void)
 	budget = 1;
 	CHECK(!wheel_expire(w, 4096 + 2, &budget));	/* one cascaded */
 	CHECK_EQ(w->clk, 4096);
-	CHECK(!hlist_empty(&w->due));
+	CHECK(!list_empty(&w->due));
 	wheel_add(w, &c, 4096 + 3);
 	wheel_add(w, &d, 4096 + 3);
 	CHECK(w->occupied[0] & (1ULL << 3));
-	if (w->due.first == &a.node)
-		CHECK(wheel_del(w, &a));
-	else
-		CHECK(wheel_del(w, &b));
+	left = w->due.next == &a.node ? &a : &b;
+	moved = left == &a ? &b : &a;
+	CHECK(w->due.prev == &left->node);	/* alone on the due list */
+	CHECK(wheel_del(w, left));
 	CHECK(w->occupied[0] & (1ULL << 3));
 	check_layout(w);
-	/* The due list is empty again: the earliest is b's new slot. */
-	CHECK(hlist_empty(&w->due));
+	/* The due list is empty again: the earliest is the other's new slot. */
+	CHECK(list_empty(&w->due));
 	CHECK(wheel_next_expiry(w, &t));
-	CHECK_EQ(t, 4096 + 2);
+	CHECK_EQ(t, moved->expires);
 }
 
 static void t_modify(void)
@@ -658,11 +744,14 @@ static void t_drain(void)
 	}
 	while ((e = wheel_drain(w))) {
 		i = e - ents;
-		CHECK(i < 8);
+		if (i >= 8 || n >= 8) {		/* not an entry, or too many */
+			CHECK(i < 8 && n < 8);
+			break;
+		}
 		CHECK(!(seen & (1U << i)));
 		seen |= 1U << i;
 		CHECK(!wheel_entry_pending(e));
-		/* Due ones first, the overflow last. */
+		/* Due ones first, the top levels last. */
 		if (n < 3)
 			CHECK(ticks[i] <= 1000);
 		if (n >= 6)
@@ -901,7 +990,10 @@ static const struct {
 	{ "slot boundaries", t_slot_boundary },
 	{ "64^L - 1, 64^L, 64^L + 1 ahead, every level, many clocks",
 	  t_level_boundaries },
-	{ "past the horizon: the overflow list", t_overflow },
+	{ "the top levels: every level's slots from clock 0, far ticks",
+	  t_top_levels },
+	{ "from 0 to U64_MAX: at most WHEEL_LEVELS units per entry",
+	  t_jump_to_the_end },
 	{ "U64_MAX and the clock near it", t_end_of_time },
 	{ "cancel: pending, twice, collected, drained, half-cascaded slot",
 	  t_cancel },
@@ -923,6 +1015,8 @@ int main(void)
 	unsigned int i, n = ARRAY_SIZE(tests), failed = 0;
 	unsigned long warnings;
 
+	/* Line by line, so that a crash keeps what was reported before it. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	printf("TAP version 13\n1..%u\n", n);
 	for (i = 0; i < n; i++) {
 		cur_fail = 0;

@@ -43,13 +43,13 @@ extern bool wheel_warn_fatal;
 /*
  * Walk the whole wheel and check what wheel.c promises about its layout:
  * every slot entry shares the clock's digits above its level and has a
- * larger digit at it; the occupied bits match the slots; overflow entries
- * are beyond the horizon; the links are consistent; the count is right.
+ * larger digit at it (so no top-level slot above 15 is used); the occupied
+ * bits match the slots; the links are consistent; the count is right.
  * Returns NULL if all holds, else a description of the first breakage.
  * @levels, if not NULL, receives the number of entries per level, with
- * [WHEEL_LEVELS] for overflow and [WHEEL_LEVELS + 1] for due.
+ * [WHEEL_LEVELS] for the due list.
  */
-const char *wheel_check(const struct wheel *w, u64 levels[WHEEL_LEVELS + 2]);
+const char *wheel_check(const struct wheel *w, u64 levels[WHEEL_LEVELS + 1]);
 
 /* The level wheel.c must choose for @tick at clock @clk (> @clk). */
 static inline unsigned int wheel_test_level(u64 clk, u64 tick)
