@@ -8,8 +8,9 @@
  * reading divided by its resolution. A u64 of nanoseconds lasts for 584
  * years, so the tick counter never wraps and no comparison here has to be
  * modular; U64_MAX is an ordinary, legal tick. The wheel's own clock, @clk,
- * is the tick up to which everything due has been found; it only moves
- * forward, and only when wheel_expire() is asked to look at a later tick.
+ * is the tick up to which everything due has been found. wheel_expire()
+ * moves it forward, when asked to look at a later tick; only
+ * wheel_rewind() moves it back, for a caller whose clock stepped back.
  *
  * Geometry
  * --------
@@ -93,6 +94,43 @@
  * tick, eleven at most. In a busy wheel the wake-ups are shared by the
  * entries of a slot, and slack (below) removes them.
  *
+ * A clock that steps back
+ * -----------------------
+ * wheel_rewind(w, now) with now < @clk makes the wheel's clock @now and
+ * keeps the invariant exact, at a cost bounded by the number of slots
+ * (WHEEL_LEVELS * WHEEL_LVL_SIZE list splices at most), whatever the number
+ * of entries. Let C be the old clock, N = now < C, and H the highest digit
+ * in which C and N differ; N < C gives digit H of N < digit H of C, and
+ * the digits above H are the same in both.
+ *
+ *  - An entry at a level L > H shares C's digits above L, which are N's,
+ *    and has a digit L larger than C's, which is N's (L > H): relative to
+ *    N it belongs at level L, in the slot it is in.
+ *  - An entry at level H shares C's digits above H, which are N's, and has
+ *    a digit H larger than C's, hence larger than N's: it stays too.
+ *  - An entry at a level L < H shares C's digits above L, so digit H and
+ *    every digit above it: relative to N, its highest differing digit is
+ *    H, and its slot there is digit H of C. No level-H entry is in that
+ *    slot (they all have a larger digit H than C).
+ *
+ * So every non-empty slot of levels 0 to H - 1 is spliced whole, in O(1),
+ * into slot (digit H of C) of level H, which was empty; their occupied
+ * bits are cleared and that slot's bit set. This is what the slots being
+ * list_heads buys: an hlist has no pointer to its tail, and joining two
+ * of them walks one.
+ *
+ * The due list is left as it is. It may now hold entries whose tick is
+ * after N: added behind C, or left from a slot cascaded in part.
+ * wheel_expire() takes the due list's entries off one by one, as it does
+ * a cascading slot's, and places again those not due at the clock, so
+ * none is handed out before its tick; meanwhile wheel_next_expiry()
+ * reports N, which is early but never late. Entries with a tick at or
+ * before N stay due and are handed out at N. That re-placing is the only
+ * work of a rewind proportional to the number of entries, and it is
+ * charged to the budget of the wheel_expire() calls that do it, like any
+ * cascade; so are the cascades, over again, of the entries moved up to
+ * level H, when the clock comes forward again.
+ *
  * Bounded work
  * ------------
  * wheel_expire() charges one unit of the caller's budget for each entry it
@@ -101,8 +139,9 @@
  * entries is therefore cascaded in slices: the rest of it stays on the due
  * list, where wheel_next_expiry() reports it as due "now", and the caller
  * comes back for more. Splicing a slot onto the due list is O(1) whatever
- * its size. An entry costs at most WHEEL_LEVELS units in all (ten
- * placements and the hand-out).
+ * its size. Between two rewinds an entry costs at most WHEEL_LEVELS units
+ * (ten placements and the hand-out), plus one if a rewind left it on the
+ * due list.
  *
  * Slack
  * -----
@@ -116,9 +155,10 @@
  * -----
  * Entries are handed out strictly in tick order across ticks: each comes
  * out while @clk equals its tick, or, if it was added at or behind @clk,
- * while @clk is still where it was then (the clock does not move while the
- * due list holds anything). Within one tick the order is unspecified: it
- * depends on the order of adds and on the levels the entries went through.
+ * while @clk is still where it was then (the clock does not move forward
+ * while the due list holds anything; a rewind makes that the new clock).
+ * Within one tick the order is unspecified: it depends on the order of
+ * adds and on the levels the entries went through.
  *
  * Costs
  * -----
@@ -129,8 +169,10 @@
  * to clear; otherwise the slot stays non-empty and its bit stays set. That
  * keeps an entry at 24 bytes (a list_head and the tick).
  * wheel_next_expiry() is O(WHEEL_LEVELS). wheel_expire() is O(WHEEL_LEVELS)
- * plus the budget it is given. The wheel itself is about 11 KiB, almost
- * all of it the 704 slot heads.
+ * plus the budget it is given. wheel_rewind() is O(WHEEL_LEVELS *
+ * WHEEL_LVL_SIZE) at worst and makes one splice per non-empty slot below
+ * level H. The wheel itself is about 11 KiB, almost all of it the 704 slot
+ * heads.
  *
  * None of this takes locks, allocates, sleeps or knows what a tick means:
  * the caller serializes all calls on one wheel and owns the entries'
@@ -306,11 +348,12 @@ void wheel_modify(struct wheel *w, struct wheel_entry *e, u64 expires)
  * @tick: set to that tick when the wheel is not empty
  *
  * The answer is the wheel's clock if entries are waiting on the due list
- * (already due, or a slot cascaded only in part because the budget ran
- * out), otherwise the start of the earliest non-empty slot. It is never
- * later than the earliest pending entry's tick, and may be earlier: at that
- * tick wheel_expire() may only cascade a coarse slot and report the next
- * tick to wait for. O(WHEEL_LEVELS).
+ * (already due, a slot cascaded only in part because the budget ran out,
+ * or entries a wheel_rewind() left there), otherwise the start of the
+ * earliest non-empty slot. It is never later than the earliest pending
+ * entry's tick, and may be earlier: at that tick wheel_expire() may only
+ * cascade a coarse slot and report the next tick to wait for.
+ * O(WHEEL_LEVELS).
  *
  * Return: false if the wheel holds no entries.
  */
@@ -335,6 +378,7 @@ bool wheel_next_expiry(const struct wheel *w, u64 *tick)
  * wheel_expire() - hand out one entry that is due at @now
  * @w: the wheel
  * @now: the current tick; earlier than the wheel's clock, nothing happens
+ *	(a caller whose clock stepped back calls wheel_rewind() first)
  * @budget: entries this call may still take off the due list; decremented
  *	for each, whether handed out or placed again at a lower level
  *
@@ -386,9 +430,56 @@ struct wheel_entry *wheel_expire(struct wheel *w, u64 now,
 			w->count--;
 			return e;
 		}
-		/* Cascade: it shares one more digit with the clock now. */
+		/*
+		 * Cascade: it shares one more digit with the clock now. (Or
+		 * a rewind left it here, and it goes wherever it belongs.)
+		 */
 		wheel_place(w, e);
 	}
+}
+
+/**
+ * wheel_rewind() - move the wheel's clock back, for a clock that stepped back
+ * @w: the wheel
+ * @now: the caller's current tick
+ *
+ * If @now is before the wheel's clock, the clock becomes @now: entries with
+ * a tick at or before @now are due at once, and every other one is handed
+ * out when the clock reaches its tick, as if it had been added at @now.
+ * If @now is at or after the wheel's clock, nothing happens (wheel_expire()
+ * moves the clock forward).
+ *
+ * O(WHEEL_LEVELS * WHEEL_LVL_SIZE) at worst, whatever the number of
+ * entries: one list splice per non-empty slot below the highest digit in
+ * which the two clocks differ (see the top of this file for why that
+ * keeps every placement exact). Entries that were waiting on the due list
+ * and are not due at @now stay there until wheel_expire() places them
+ * again, one budget unit each; meanwhile wheel_next_expiry() reports @now.
+ */
+void wheel_rewind(struct wheel *w, u64 now)
+{
+	struct list_head *dst;
+	unsigned int h, l, i, idx;
+	u64 occ;
+
+	if (now >= w->clk)
+		return;
+
+	h = wheel_level(w->clk, now);
+	idx = wheel_digit(w->clk, h);
+	dst = &w->slots[h][idx];
+	/* Level-H entries all have a larger digit H than the old clock. */
+	WARN_ON_ONCE(w->occupied[h] & BIT_ULL(idx));
+	for (l = 0; l < h; l++) {
+		for (occ = w->occupied[l]; occ; occ &= occ - 1) {
+			i = __ffs64(occ);
+			list_splice_tail_init(&w->slots[l][i], dst);
+		}
+		w->occupied[l] = 0;
+	}
+	if (!list_empty(dst))
+		w->occupied[h] |= BIT_ULL(idx);
+	w->clk = now;
 }
 
 /**

@@ -5,7 +5,9 @@
  * The wheel keeps intrusive entries keyed by an absolute tick (a clock
  * reading divided by the user's resolution) and hands them back, never
  * before their tick comes and never after it has passed, in slices whose
- * size the caller bounds. Every u64 tick has a slot (eleven levels of 64).
+ * size the caller bounds. Every u64 tick has a slot (eleven levels of 64),
+ * and a caller whose clock steps back moves the wheel's clock back with
+ * wheel_rewind(), at a cost that does not depend on the number of entries.
  * It knows nothing of files, locks, hrtimers or uaccess: the caller
  * serializes every call and decides what a tick is. That keeps this file
  * and wheel.c compilable in userspace, where tools/testing/wheel checks
@@ -49,12 +51,13 @@ struct wheel_entry {
 /**
  * struct wheel - the wheel itself; the caller provides the storage and the lock
  * @clk: the wheel's current tick. Every entry with @expires <= @clk has been
- *	handed out or waits on @due; @clk never moves backwards, and only
- *	wheel_expire() moves it
+ *	handed out or waits on @due. wheel_expire() moves it forward, and
+ *	wheel_rewind() back, for a clock that steps back
  * @count: entries in the wheel (pending, not yet handed out)
  * @occupied: per level, bit n set when slot n of that level is non-empty
- * @due: entries of the slot being opened, and entries added already due;
- *	while non-empty, the wheel's next event is @clk itself
+ * @due: entries of the slot being opened, entries added already due, and
+ *	after wheel_rewind() possibly entries due only later; while
+ *	non-empty, the wheel's next event is @clk itself
  * @slots: WHEEL_LEVELS levels of WHEEL_LVL_SIZE slots
  */
 struct wheel {
@@ -74,6 +77,7 @@ struct wheel_entry *wheel_expire(struct wheel *w, u64 now,
 				 unsigned int *budget);
 struct wheel_entry *wheel_drain(struct wheel *w);
 u64 wheel_apply_slack(u64 expires, u64 slack);
+void wheel_rewind(struct wheel *w, u64 now);
 
 static inline void wheel_entry_init(struct wheel_entry *e)
 {

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "heap.h"
 #include "wheel_test.h"
@@ -923,6 +924,375 @@ static void t_order(void)
 	free(ents);
 }
 
+/* Digit @l of @x. */
+static unsigned int digit(u64 x, unsigned int l)
+{
+	return (x >> (6 * l)) & 63;
+}
+
+/* @x with digit @l replaced by @d, and the digits below it from @low. */
+static u64 with_digit(u64 x, unsigned int l, unsigned int d, u64 low)
+{
+	return (x & ~lowbits(6 * (l + 1))) | ((u64)d << (6 * l)) |
+	       (low & lowbits(6 * l));
+}
+
+/*
+ * Drive @w as a tickless caller does (sleep until next_expiry, expire)
+ * until it is empty: each of the @n entries of @ents must come out exactly
+ * once, never before its tick, while the wheel's clock is the later of its
+ * tick and @floor (the clock it was added at, or rewound to).
+ */
+static void hand_out_all(struct wheel *w, struct wheel_entry *ents,
+			 unsigned int n, u64 floor)
+{
+	unsigned char *seen = calloc(n, 1);
+	struct wheel_entry *e;
+	unsigned int out = 0;
+	u64 t = 0, rounds = 0;
+	bool early = false, exact = true, twice = false, alien = false;
+
+	if (!seen) {
+		CHECK(seen);
+		return;
+	}
+	while (wheel_next_expiry(w, &t)) {
+		CHECK(t >= w->clk);
+		if (t > w->clk)
+			CHECK(!expire_one(w, t - 1));
+		while ((e = expire_one(w, t))) {
+			if (e < ents || e >= ents + n) {
+				alien = true;
+				continue;
+			}
+			twice |= seen[e - ents];
+			seen[e - ents] = 1;
+			early |= e->expires > t;
+			exact &= w->clk == max(e->expires, floor);
+			out++;
+		}
+		if (++rounds > 20ULL * n + 100 || cur_fail)
+			break;
+	}
+	CHECK_EQ(out, n);
+	CHECK(!alien);
+	CHECK(!twice);
+	CHECK(!early);
+	CHECK(exact);
+	CHECK_EQ(w->count, 0);
+	free(seen);
+}
+
+/*
+ * A wheel at clock @c with entries at every level the clock's digits leave
+ * room in and on the due list (at and below @n, and between @n and @c),
+ * rewound to @n: the clock, the layout (against placements worked out here
+ * from the ticks), the number of list operations and of entries written
+ * (at most one and two per slot below the highest differing digit), then
+ * every entry handed out at its tick, or at @n if that is later.
+ */
+static void rewind_case(u64 c, u64 n, u64 *rng)
+{
+	enum { MAX = 64 };
+	static struct wheel_entry ents[MAX];
+	static struct list_head saved[MAX];
+	struct wheel *w = &wheel;
+	u64 before[WHEEL_LEVELS] = { 0 }, want[WHEEL_LEVELS] = { 0 };
+	u64 due[8], ops, slots_below = 0;
+	unsigned int h = digit_level(c, n), l, k, i, cnt = 0, written = 0;
+
+	CHECK(n < c);
+	wheel_init(w, c);
+	for (l = 0; l < WHEEL_LEVELS; l++) {
+		unsigned int top = l == 10 ? 15 : 63, dc = digit(c, l), d;
+
+		for (k = 0; k < 4 && dc < top; k++) {
+			d = dc + 1 + rng_next(rng) % (top - dc);
+			wheel_entry_init(&ents[cnt]);
+			wheel_add(w, &ents[cnt++],
+				  with_digit(c, l, d, rng_next(rng)));
+			before[l] |= 1ULL << d;
+		}
+	}
+	due[0] = 0;
+	due[1] = n;
+	due[2] = sat_sub(n, 1);
+	due[3] = n + 1;			/* made future */
+	due[4] = c;			/* made future */
+	due[5] = n + (c - n) / 2;
+	due[6] = n + 1 + rng_next(rng) % (c - n);
+	due[7] = rng_next(rng) % (n + 1);
+	for (k = 0; k < ARRAY_SIZE(due); k++) {
+		wheel_entry_init(&ents[cnt]);
+		wheel_add(w, &ents[cnt++], due[k]);
+	}
+	for (l = 0; l < WHEEL_LEVELS; l++) {
+		CHECK_EQ(w->occupied[l], before[l]);
+		if (l < h)
+			slots_below += __builtin_popcountll(before[l]);
+	}
+	/* Where each slot entry belongs relative to @n, by digit compare. */
+	for (i = 0; i < cnt; i++) {
+		if (ents[i].expires <= c)
+			continue;
+		l = digit_level(n, ents[i].expires);
+		want[l] |= 1ULL << digit(ents[i].expires, l);
+	}
+	for (i = 0; i < cnt; i++)
+		saved[i] = ents[i].node;
+
+	ops = wheel_shim_list_ops;
+	wheel_rewind(w, n);
+	ops = wheel_shim_list_ops - ops;
+
+	CHECK_EQ(w->clk, n);
+	CHECK_EQ(w->count, cnt);
+	for (l = 0; l < WHEEL_LEVELS; l++)
+		CHECK_EQ(w->occupied[l], want[l]);
+	check_layout(w);
+	for (i = 0; i < cnt; i++)
+		written += saved[i].next != ents[i].node.next ||
+			   saved[i].prev != ents[i].node.prev;
+	CHECK(ops <= slots_below);
+	CHECK(written <= 2 * slots_below);
+	hand_out_all(w, ents, cnt, n);
+}
+
+/*
+ * A rewind across each digit: H = 0 .. 10 is the highest digit in which
+ * the old and the new clock differ, from just below a boundary of 64^H to
+ * far below it.
+ */
+static void t_rewind_levels(void)
+{
+	u64 rng = 11, c, n;
+	unsigned int h, trial;
+
+	for (h = 0; h < WHEEL_LEVELS; h++) {
+		for (trial = 0; trial < 64 && !cur_fail; trial++) {
+			c = rng_next(&rng);
+			if (trial % 2)		/* room at the top level */
+				c &= ~(1ULL << 63);
+			if (!digit(c, h))
+				c |= 1ULL << (6 * h);
+			switch (trial % 4) {
+			case 0:		/* just below c's digit-H boundary */
+				n = with_digit(c, h, digit(c, h), 0) - 1;
+				break;
+			case 1:
+				n = with_digit(c, h, rng_next(&rng) % digit(c, h),
+					       rng_next(&rng));
+				break;
+			case 2:
+				n = with_digit(c, h, 0, 0);
+				break;
+			default:	/* c at a boundary, n one below */
+				c = with_digit(c, h, digit(c, h), 0);
+				n = c - 1;
+				break;
+			}
+			CHECK_EQ(digit_level(c, n), h);
+			rewind_case(c, n, &rng);
+		}
+	}
+	/* The extremes: from the end of time to 0, and by one. */
+	rewind_case(U64_MAX, 0, &rng);
+	rewind_case(U64_MAX, U64_MAX - 1, &rng);
+	rewind_case(1ULL << 60, (1ULL << 60) - 1, &rng);
+	rewind_case(1, 0, &rng);
+}
+
+/* A rewind to the clock or later changes nothing at all. */
+static void t_rewind_noop(void)
+{
+	static struct wheel copy;
+	static const u64 ticks[] = {
+		100, 5000, 5001, 70000, 1ULL << 40, 1ULL << 62, U64_MAX,
+	};
+	struct wheel_entry ents[ARRAY_SIZE(ticks)];
+	struct wheel *w = &wheel;
+	unsigned long ops;
+	unsigned int i;
+	u64 t = 0;
+
+	wheel_init(w, 5000);
+	for (i = 0; i < ARRAY_SIZE(ticks); i++) {
+		wheel_entry_init(&ents[i]);
+		wheel_add(w, &ents[i], ticks[i]);
+	}
+	memcpy(&copy, w, sizeof(*w));
+	ops = wheel_shim_list_ops;
+	wheel_rewind(w, 5000);
+	wheel_rewind(w, 5001);
+	wheel_rewind(w, U64_MAX);
+	CHECK(!memcmp(&copy, w, sizeof(*w)));
+	CHECK_EQ(wheel_shim_list_ops, ops);
+	CHECK_EQ(w->clk, 5000);
+
+	/* An empty wheel just takes the clock. */
+	wheel_init(w, 100);
+	wheel_rewind(w, 50);
+	CHECK_EQ(w->clk, 50);
+	CHECK(!wheel_next_expiry(w, &t));
+	check_layout(w);
+}
+
+/*
+ * The scenario of a clock stepped back: entries on the due list that the
+ * step makes future are placed again, not handed out early; those still
+ * due come out at the new clock; and a deadline between the new reading
+ * and the old clock, added after the rewind, fires at its tick.
+ */
+static void t_rewind_due(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry a, b, c, d;
+	u64 t = 0;
+
+	wheel_init(w, 1000);
+	wheel_entry_init(&a);
+	wheel_entry_init(&b);
+	wheel_entry_init(&c);
+	wheel_entry_init(&d);
+	wheel_add(w, &a, 500);			/* due: behind the clock */
+	wheel_add(w, &b, 150);
+	wheel_add(w, &c, 1000);
+	wheel_rewind(w, 200);
+	CHECK_EQ(w->clk, 200);
+	check_layout(w);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 200);
+	CHECK(expire_one(w, 200) == &b);
+	CHECK_EQ(w->clk, 200);
+	CHECK(!expire_one(w, 200));
+	/* 500 and 1000 against 200: level 1, slots 7 and 15. */
+	CHECK(list_empty(&w->due));
+	CHECK_EQ(w->occupied[1], (1ULL << 7) | (1ULL << 15));
+	check_layout(w);
+	wheel_add(w, &d, 300);			/* between the clocks */
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 256);
+	CHECK(!expire_one(w, 299));
+	CHECK(expire_one(w, 300) == &d);
+	CHECK(!expire_one(w, 499));
+	CHECK(expire_one(w, 500) == &a);
+	CHECK_EQ(w->clk, 500);
+	CHECK(!expire_one(w, 999));
+	CHECK(expire_one(w, 1000) == &c);
+	CHECK_EQ(w->clk, 1000);
+	CHECK_EQ(w->count, 0);
+}
+
+/*
+ * A slot cascaded in part when the budget ran out, then a rewind: what
+ * waits on the due list and what went down to lower levels all come out
+ * at their ticks, none early.
+ */
+static void t_rewind_half_cascaded(void)
+{
+	struct wheel *w = &wheel;
+	struct wheel_entry ents[20];
+	unsigned int i, budget = 5;
+	u64 t = 0;
+
+	wheel_init(w, 0);
+	for (i = 0; i < 20; i++) {
+		wheel_entry_init(&ents[i]);
+		wheel_add(w, &ents[i], 4096 + 1 + 3 * i);	/* level 2, slot 1 */
+	}
+	CHECK(!wheel_expire(w, 4200, &budget));
+	CHECK_EQ(budget, 0);
+	CHECK_EQ(w->clk, 4096);
+	CHECK(!list_empty(&w->due));
+	CHECK(w->occupied[0] || w->occupied[1]);
+	wheel_rewind(w, 100);
+	CHECK_EQ(w->clk, 100);
+	CHECK_EQ(w->occupied[0], 0);
+	CHECK_EQ(w->occupied[1], 0);
+	CHECK_EQ(w->occupied[2], 1ULL << 1);
+	check_layout(w);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 100);			/* the due list: early, never late */
+	CHECK(!expire_one(w, 100));
+	CHECK(list_empty(&w->due));
+	check_layout(w);
+	CHECK(wheel_next_expiry(w, &t));
+	CHECK_EQ(t, 4096);
+	hand_out_all(w, ents, 20, 100);
+}
+
+/*
+ * Rewind a wheel whose 630 slots below the top level are all occupied, by
+ * one entry each and by 1M in all: the same number of list operations
+ * (one per slot), and at most two entries written per slot, whatever the
+ * number of entries. The times are printed, not judged.
+ */
+static void rewind_cost(unsigned int n, u64 *ops, u64 *written, double *ns)
+{
+	const u64 c = 7ULL << 60;
+	struct wheel *w = &wheel;
+	struct wheel_entry *ents = calloc(n, sizeof(*ents));
+	struct list_head *saved = calloc(n, sizeof(*saved));
+	struct timespec t0, t1;
+	u64 rng = 17, top;
+	unsigned int i, l, d;
+
+	*ops = *written = ~0ULL;
+	if (!ents || !saved) {
+		CHECK(ents && saved);
+		goto out;
+	}
+	wheel_init(w, c);
+	for (i = 0; i < n; i++) {
+		l = i % 10;
+		d = 1 + (i / 10) % 63;
+		wheel_entry_init(&ents[i]);
+		wheel_add(w, &ents[i], with_digit(c, l, d, rng_next(&rng)));
+	}
+	for (l = 0; l < 10; l++)
+		CHECK_EQ(w->occupied[l], n >= 630 ? lowbits(64) - 1 : 0);
+	top = w->occupied[10];
+	for (i = 0; i < n; i++)
+		saved[i] = ents[i].node;
+
+	*ops = wheel_shim_list_ops;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	wheel_rewind(w, c - 1);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*ops = wheel_shim_list_ops - *ops;
+	*ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);
+
+	for (*written = 0, i = 0; i < n; i++)
+		*written += saved[i].next != ents[i].node.next ||
+			    saved[i].prev != ents[i].node.prev;
+	CHECK_EQ(w->clk, c - 1);
+	CHECK_EQ(w->count, n);
+	for (l = 0; l < 10; l++)
+		CHECK_EQ(w->occupied[l], 0);
+	CHECK_EQ(w->occupied[10], top | 1ULL << 7);
+	check_layout(w);
+out:
+	free(ents);
+	free(saved);
+}
+
+static void t_rewind_cost(void)
+{
+	u64 ops1, ops2, wr1, wr2;
+	double ns1 = 0, ns2 = 0;
+
+	rewind_cost(630, &ops1, &wr1, &ns1);
+	rewind_cost(1000000, &ops2, &wr2, &ns2);
+	CHECK_EQ(ops1, 630);
+	CHECK_EQ(ops2, ops1);
+	CHECK(wr1 <= 2 * 630);
+	CHECK(wr2 <= 2 * 630);
+	printf("#   rewind of 630 slots, list operations and entries written:\n");
+	printf("#   %llu and %llu with 630 entries (%.0f ns), %llu and %llu with 1M (%.0f ns)\n",
+	       (unsigned long long)ops1, (unsigned long long)wr1, ns1,
+	       (unsigned long long)ops2, (unsigned long long)wr2, ns2);
+}
+
 /* The heap is the model test's reference and the benchmark's baseline. */
 static void t_heap(void)
 {
@@ -1007,6 +1377,14 @@ static const struct {
 	{ "add of a pending entry warns and re-arms", t_add_pending_warns },
 	{ "clock jumps keep placements", t_clock_jumps },
 	{ "hand-out in tick order, at the tick", t_order },
+	{ "rewind across digit 0 .. 10: layout, then each entry at its tick",
+	  t_rewind_levels },
+	{ "rewind to the clock or later changes nothing", t_rewind_noop },
+	{ "rewind: due entries made future are placed again, not early",
+	  t_rewind_due },
+	{ "rewind of a slot cascaded in part", t_rewind_half_cascaded },
+	{ "rewind costs one splice per slot, 630 entries or 1M",
+	  t_rewind_cost },
 	{ "reference heap", t_heap },
 };
 
