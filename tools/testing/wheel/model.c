@@ -7,6 +7,7 @@
  *  - nothing is handed out late or out of order: the wheel's clock at
  *    hand-out equals the entry's tick, or the clock when the entry was
  *    added if that was later (white-box, and stronger than "in order");
+ *    after a rewind, the later of its tick and the rewound clock;
  *  - nothing is left behind: after wheel_expire() returns NULL with budget
  *    left, the reference holds nothing at or before now, the wheel's clock
  *    is now, and the next expiry is after now;
@@ -20,7 +21,14 @@
  *  - the count matches, the clock never runs ahead of now, the budget is
  *    honoured: no call moves more entries than it charged (checked every
  *    watch_every calls on small pools), and (every check_every steps)
- *    wheel_check() finds the layout intact.
+ *    wheel_check() finds the layout intact;
+ *  - a rewind (the caller's clock stepping back) moves the wheel's clock
+ *    exactly there, or does nothing if it is not behind the clock; it
+ *    empties every level below the highest digit in which the clocks
+ *    differ into the one slot the proof at the top of wheel.c names,
+ *    leaves the levels above alone, makes at most one list operation per
+ *    slot it empties, and leaves a layout wheel_check() accepts (checked
+ *    after every rewind on small pools, every 16th on large ones).
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -197,6 +205,14 @@ static void handed_out(struct model *m, struct wheel_entry *e)
 		model_fail(m, "entry %zu early: tick %#llx",
 			   (size_t)(me - m->ents),
 			   (unsigned long long)e->expires);
+	/*
+	 * A rewind makes every pending entry's hand-out clock the later of
+	 * its tick and the rewound clock; only the last rewind counts.
+	 */
+	if (me->rewinds != m->rewinds) {
+		me->eff = max(e->expires, m->rewind_clk);
+		me->rewinds = m->rewinds;
+	}
 	if (me->eff != m->w.clk)
 		model_fail(m, "entry %zu (tick %#llx) out at clock %#llx, not %#llx",
 			   (size_t)(me - m->ents),
@@ -289,7 +305,8 @@ static void drain(struct model *m, bool to_end)
 {
 	/*
 	 * Each entry costs a unit per level it moves down and one to be
-	 * handed out (WHEEL_LEVELS at most), however far the clock goes.
+	 * handed out (WHEEL_LEVELS at most), plus one if a rewind left it on
+	 * the due list before it was due, however far the clock goes.
 	 */
 	u64 max_units = (m->nents + 1ULL) * (WHEEL_LEVELS + 2);
 	u64 units_all = 0;
@@ -415,6 +432,7 @@ static void op_add(struct model *m, bool modify)
 	u64 t = gen_tick(m);
 
 	me->eff = t > m->w.clk ? t : m->w.clk;
+	me->rewinds = m->rewinds;
 	if (t <= m->w.clk)
 		m->st.added[WHEEL_LEVELS]++;
 	else
@@ -489,6 +507,111 @@ static void white_box(struct model *m)
 	m->st.checks++;
 }
 
+/* Where the caller's clock steps back to: every scale, and the edges. */
+static u64 gen_rewind(struct model *m)
+{
+	struct model_src *s = m->src;
+	u64 now = m->now, clk = m->w.clk, unit, b, t;
+
+	switch (src_below(s, 10)) {
+	case 0:		/* no step back, or a step forward: nothing to do */
+		return sat_add(now, src_below(s, 3));
+	case 1:
+		return sat_sub(now, 1);
+	case 2:		/* within or across a level-0 slot */
+		return sat_sub(clk, 1 + src_below(s, 64));
+	case 3:
+	case 4:		/* across the digit boundary of a level, -1, 0, +1 */
+		unit = 1ULL << (WHEEL_LVL_BITS * src_below(s, WHEEL_LEVELS));
+		b = clk & ~(unit - 1);
+		return sat_sub(sat_add(b, src_below(s, 3)), 1);
+	case 5:		/* log-uniform, every scale */
+		return sat_sub(clk, src_log(s, 65));
+	case 6:		/* anywhere below */
+		return now == U64_MAX ? src_u64(s) : src_u64(s) % (now + 1);
+	case 7:
+		return 0;
+	case 8:		/* an entry's tick, -1, 0, +1 */
+		t = pick_entry(m)->we.expires;
+		return sat_sub(sat_add(t, src_below(s, 3)), 1);
+	default:
+		return sat_sub(now, src_below(s, 1 << 20));
+	}
+}
+
+/*
+ * The caller's clock steps back (or not) to a new reading, and the caller
+ * tells the wheel; then, often, it collects what is due at the new time.
+ */
+static void op_rewind(struct model *m)
+{
+	u64 to = gen_rewind(m), old = m->w.clk, occ[WHEEL_LEVELS];
+	u64 want, slots_below = 0, ops, due_future = 0;
+	const struct list_head *node;
+	unsigned int h, l, idx;
+
+	/* Only the first case reads later than now, and by 2 at most. */
+	if (to > sat_add(m->now, 2))
+		to = m->now;
+	memcpy(occ, m->w.occupied, sizeof(occ));
+	if (to < old)
+		for (node = m->w.due.next; node != &m->w.due; node = node->next)
+			due_future += list_entry(node, struct wheel_entry,
+						 node)->expires > to;
+	ops = wheel_shim_list_ops;
+	wheel_rewind(&m->w, to);
+	ops = wheel_shim_list_ops - ops;
+
+	if (to >= old) {
+		if (m->w.clk != old || ops ||
+		    memcmp(occ, m->w.occupied, sizeof(occ)))
+			model_fail(m, "rewind to %#llx, not behind %#llx, changed it",
+				   (unsigned long long)to,
+				   (unsigned long long)old);
+		m->st.rewind_noops++;
+		m->now = to;
+		return;
+	}
+
+	if (m->w.clk != to)
+		model_fail(m, "rewind from %#llx to %#llx left the clock at %#llx",
+			   (unsigned long long)old, (unsigned long long)to,
+			   (unsigned long long)m->w.clk);
+	/* The layout the proof in wheel.c predicts, worked out here. */
+	h = wheel_test_level(old, to);
+	idx = (old >> (WHEEL_LVL_BITS * h)) & (WHEEL_LVL_SIZE - 1);
+	for (l = 0; l < h; l++)
+		slots_below += __builtin_popcountll(occ[l]);
+	for (l = 0; l < WHEEL_LEVELS; l++) {
+		want = l < h ? 0 : occ[l];
+		if (l == h && slots_below)
+			want |= 1ULL << idx;
+		if (m->w.occupied[l] != want)
+			model_fail(m, "rewind %#llx to %#llx (H %u): L%u occupied %#llx, not %#llx",
+				   (unsigned long long)old,
+				   (unsigned long long)to, h, l,
+				   (unsigned long long)m->w.occupied[l],
+				   (unsigned long long)want);
+	}
+	if (ops > slots_below)
+		model_fail(m, "rewind made %llu list operations for %llu slots",
+			   (unsigned long long)ops,
+			   (unsigned long long)slots_below);
+
+	m->now = to;
+	m->rewinds++;
+	m->rewind_clk = to;
+	m->st.rewound[h]++;
+	m->st.rewind_splices += ops;
+	m->st.rewind_future_due += due_future;
+	if (ops > m->st.rewind_max_splices)
+		m->st.rewind_max_splices = ops;
+	if (m->nents <= 256 || !(m->st.rewound[h] % 16))
+		white_box(m);
+	if (src_below(m->src, 2))
+		drain(m, src_below(m->src, 4) != 0);
+}
+
 int model_epoch_begin(struct model *m, struct model_src *src, u32 max_pool)
 {
 	static const u32 pools[] = { 1, 2, 3, 8, 16, 64, 256, 1024, 4096 };
@@ -535,6 +658,8 @@ int model_epoch_begin(struct model *m, struct model_src *src, u32 max_pool)
 	}
 	wheel_init(&m->w, start);
 	m->now = start;
+	m->rewinds = 0;
+	m->rewind_clk = start;
 	m->st.epochs++;
 	return 0;
 }
@@ -557,9 +682,12 @@ bool model_step(struct model *m)
 	} else if (op < 36) {
 		m->st.op[OP_MODIFY]++;
 		op_add(m, true);
-	} else if (op < 50) {
+	} else if (op < 47) {
 		m->st.op[OP_ADVANCE]++;
 		advance(m);
+	} else if (op < 50) {
+		m->st.op[OP_REWIND]++;
+		op_rewind(m);
 	} else if (op < 56) {
 		m->st.op[OP_EXPIRE]++;
 		drain(m, src_below(s, 2));

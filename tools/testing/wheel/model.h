@@ -23,14 +23,18 @@ struct model_entry {
 	struct heap_node ref;
 	/*
 	 * The wheel clock at which the entry must be handed out: its tick,
-	 * or the clock when it was added if that was later.
+	 * or the clock when it was added if that was later; valid while no
+	 * rewind has happened since it was set (@rewinds is then the model's
+	 * count of rewinds). After one, it is the later of its tick and the
+	 * clock of the last rewind.
 	 */
 	u64 eff;
+	u64 rewinds;
 };
 
 enum model_op {
 	OP_ADD, OP_CANCEL, OP_MODIFY, OP_ADVANCE, OP_EXPIRE, OP_TICKLESS,
-	OP_DRAIN_ONE, OP_NR
+	OP_DRAIN_ONE, OP_REWIND, OP_NR
 };
 
 struct model_stats {
@@ -43,11 +47,17 @@ struct model_stats {
 	u64 placed[WHEEL_LEVELS + 1];	/* sampled at white-box checks */
 	u64 added[WHEEL_LEVELS + 1];	/* where adds and modifies went */
 	u64 near_max_clk;		/* steps with the clock >= 2^63 */
+	/* Rewinds that moved the clock, by highest differing digit. */
+	u64 rewound[WHEEL_LEVELS];
+	u64 rewind_noops, rewind_splices, rewind_max_splices;
+	u64 rewind_future_due;	/* due entries a rewind made future */
 };
 
 struct model {
 	struct wheel w;
 	u64 now;
+	/* Rewinds that moved the wheel's clock, and the clock of the last. */
+	u64 rewinds, rewind_clk;
 	struct model_entry *ents;
 	u32 nents;
 	struct heap ref;

@@ -40,7 +40,7 @@ static void report(const struct model *m, double secs)
 {
 	static const char * const names[OP_NR] = {
 		"add", "cancel", "modify", "advance", "expire", "tickless",
-		"drain-one",
+		"drain-one", "rewind",
 	};
 	const struct model_stats *st = &m->st;
 	u64 total = 0;
@@ -77,6 +77,16 @@ static void report(const struct model *m, double secs)
 		printf(" %s %llu", i < WHEEL_LEVELS ? level_name(i) : "due",
 		       (unsigned long long)st->added[i]);
 	printf("\n");
+	printf("#  rewinds by highest digit changed:");
+	for (i = 0; i < WHEEL_LEVELS; i++)
+		printf(" %s %llu", level_name(i),
+		       (unsigned long long)st->rewound[i]);
+	printf(", not behind the clock %llu\n",
+	       (unsigned long long)st->rewind_noops);
+	printf("#  rewinds: %llu splices, at most %llu at once; %llu due made future\n",
+	       (unsigned long long)st->rewind_splices,
+	       (unsigned long long)st->rewind_max_splices,
+	       (unsigned long long)st->rewind_future_due);
 	printf("#  wheel_expire calls whose work was accounted: %llu\n",
 	       (unsigned long long)st->watched_calls);
 	printf("#  steps with the clock above 2^63: %llu\n",
