@@ -58,6 +58,12 @@ const char *wheel_check(const struct wheel *w, u64 levels[WHEEL_LEVELS + 1])
 		for (i = 0; i < WHEEL_LVL_SIZE; i++) {
 			const struct list_head *head = &w->slots[l][i];
 
+			/* Most slots are empty: say so quickly, and exactly. */
+			if (head->next == head && head->prev == head) {
+				if (w->occupied[l] & (1ULL << i))
+					return "occupied bit set on an empty slot";
+				continue;
+			}
 			n = 0;
 			err = check_list(head, w->count - total, &n);
 			if (err)
