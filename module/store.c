@@ -15,6 +15,8 @@
 #include "compat.h"
 #include "store.h"
 
+#define WT_PERIODS_BYTES	(WT_BLOCK_TIMERS * sizeof(struct wt_period))
+
 static struct kmem_cache *wt_block_cache;
 static struct kmem_cache *wt_periods_cache;
 
@@ -29,8 +31,7 @@ int wt_store_create_caches(void)
 					   SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
 					   NULL);
 	wt_periods_cache = kmem_cache_create("wheeltimer_periods",
-					     WT_BLOCK_TIMERS *
-					     sizeof(struct wt_period), 0,
+					     WT_PERIODS_BYTES, 0,
 					     SLAB_ACCOUNT | WT_SLAB_NO_MERGE,
 					     NULL);
 	if (!wt_block_cache || !wt_periods_cache) {
@@ -46,10 +47,16 @@ void wt_store_destroy_caches(void)
 	kmem_cache_destroy(wt_block_cache);
 }
 
+/* The room the block table has after it grows once. */
+static u32 wt_store_next_cap(const struct wt_store *s)
+{
+	return s->blocks_cap ? s->blocks_cap * 2 : WT_STORE_KEEP_BLOCKS;
+}
+
 /* Make room in the block table for one more block. */
 static int wt_store_grow_table(struct wt_store *s)
 {
-	u32 cap = s->blocks_cap ? s->blocks_cap * 2 : WT_STORE_KEEP_BLOCKS;
+	u32 cap = wt_store_next_cap(s);
 	struct wt_block **blocks;
 
 	blocks = kvmalloc_array(cap, sizeof(*blocks),
@@ -59,9 +66,31 @@ static int wt_store_grow_table(struct wt_store *s)
 	if (s->nr_blocks)
 		memcpy(blocks, s->blocks, s->nr_blocks * sizeof(*blocks));
 	kvfree(s->blocks);
+	s->bytes += (cap - s->blocks_cap) * sizeof(*blocks);
 	s->blocks = blocks;
 	s->blocks_cap = cap;
 	return 0;
+}
+
+/*
+ * The bytes the next wt_store_grow(@s, @periodic) allocates if it
+ * succeeds: a block, the table's growth and a period array, as needed.
+ */
+size_t wt_store_grow_bytes(const struct wt_store *s, bool periodic)
+{
+	size_t bytes = 0;
+
+	if (!s->free) {
+		bytes += PAGE_SIZE;
+		if (s->nr_blocks == s->blocks_cap)
+			bytes += (wt_store_next_cap(s) - s->blocks_cap) *
+				 sizeof(*s->blocks);
+		if (periodic)
+			bytes += WT_PERIODS_BYTES;
+	} else if (periodic && !wt_block_of(s->free)->periods) {
+		bytes += WT_PERIODS_BYTES;
+	}
+	return bytes;
 }
 
 /*
@@ -91,6 +120,7 @@ int wt_store_grow(struct wt_store *s, bool periodic)
 		}
 		s->blocks[s->nr_blocks] = b;
 		WRITE_ONCE(s->nr_blocks, s->nr_blocks + 1);
+		WRITE_ONCE(s->bytes, s->bytes + PAGE_SIZE);
 	}
 	b = wt_block_of(s->free);
 	if (periodic && !b->periods) {
@@ -98,6 +128,7 @@ int wt_store_grow(struct wt_store *s, bool periodic)
 					      GFP_KERNEL_ACCOUNT);
 		if (!b->periods)
 			return -ENOMEM;
+		WRITE_ONCE(s->bytes, s->bytes + WT_PERIODS_BYTES);
 	}
 	return 0;
 }
@@ -113,9 +144,12 @@ static void wt_store_free_blocks(struct wt_store *s, u32 keep)
 		b = s->blocks[i];
 		for (j = 0; j < WT_BLOCK_TIMERS; j++)
 			s->gen_floor = max(s->gen_floor, b->timers[j].gen);
-		if (b->periods)
+		if (b->periods) {
 			kmem_cache_free(wt_periods_cache, b->periods);
+			s->bytes -= WT_PERIODS_BYTES;
+		}
 		kmem_cache_free(wt_block_cache, b);
+		s->bytes -= PAGE_SIZE;
 		if (!(i % 1024))
 			cond_resched();
 	}
@@ -143,6 +177,8 @@ void wt_store_trim(struct wt_store *s)
 	if (blocks) {
 		memcpy(blocks, s->blocks, s->nr_blocks * sizeof(*blocks));
 		kvfree(s->blocks);
+		s->bytes -= (s->blocks_cap - WT_STORE_KEEP_BLOCKS) *
+			    sizeof(*blocks);
 		s->blocks = blocks;
 		s->blocks_cap = WT_STORE_KEEP_BLOCKS;
 	}
@@ -161,6 +197,7 @@ void wt_store_destroy(struct wt_store *s)
 {
 	wt_store_free_blocks(s, 0);
 	kvfree(s->blocks);
+	s->bytes -= s->blocks_cap * sizeof(*s->blocks);
 	s->blocks = NULL;
 	s->blocks_cap = 0;
 	s->free = NULL;

@@ -18,7 +18,9 @@
  * above every one handed out before). A store that never empties keeps the
  * memory of its peak. Periodic timeouts keep their period and slack in a
  * side array of their block, allocated with the block's first periodic
- * timeout.
+ * timeout. @bytes says what all of it takes, so that the caller can
+ * account for it (wt_store_grow_bytes() says beforehand what the next grow
+ * will take).
  *
  * The store knows nothing of files, wheels or hrtimers: the caller
  * serializes every call (wheeltimer: the file's mutex) and decides what a
@@ -67,7 +69,7 @@ struct wt_timer {
 	union {
 		struct wheel_entry entry;
 		struct {
-			struct hlist_node link;
+			struct list_head link;
 			u64 fired_at;
 		} ready;
 		struct wt_timer *free_next;
@@ -122,6 +124,8 @@ struct wt_block {
  *	of the blocks given back
  * @nr_live: timers handed out by wt_store_get() and not yet put back; may
  *	be read without the caller's lock, for statistics (READ_ONCE)
+ * @bytes: the memory the store holds: its blocks, their period arrays and
+ *	the block table, as allocated; may be read without the caller's lock
  */
 struct wt_store {
 	struct wt_block **blocks;
@@ -130,10 +134,12 @@ struct wt_store {
 	struct wt_timer *free;
 	u32 gen_floor;
 	u64 nr_live;
+	size_t bytes;
 };
 
 int wt_store_create_caches(void);
 void wt_store_destroy_caches(void);
+size_t wt_store_grow_bytes(const struct wt_store *s, bool periodic);
 int wt_store_grow(struct wt_store *s, bool periodic);
 void wt_store_trim(struct wt_store *s);
 void wt_store_destroy(struct wt_store *s);

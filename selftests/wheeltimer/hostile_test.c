@@ -609,8 +609,8 @@ TEST_F_TIMEOUT(hostile, wall_clock_set_back_never_fires_early, 120)
 	EXPECT_LE(ev.deadline, ev.fired_at);
 	EXPECT_LE(ev.deadline, wt_clock_ns(CLOCK_REALTIME));
 	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
-	ksft_print_msg("rebuilds after the step: %llu\n",
-		       (unsigned long long)wt_fdinfo(self->fd, "rebuilds"));
+	ksft_print_msg("rewinds after the step: %llu\n",
+		       (unsigned long long)wt_fdinfo(self->fd, "rewinds"));
 }
 
 TEST_HARNESS_MAIN

@@ -405,12 +405,19 @@ TEST_F(wt, add_deadlines_beyond_ktime_max_are_erange)
 
 	if (self->fd < 0)
 		return;
-	/* At virtual time 0 both reach exactly KTIME_MAX: fine. */
-	EXPECT_EQ(0, wt_add_abs(self->fd, WT_KTIME_MAX, &id));
-	EXPECT_EQ(0, wt_add(self->fd, WT_KTIME_MAX, &id));
+	/*
+	 * The last deadline is the start of the last tick that starts by
+	 * KTIME_MAX; at virtual time 0 both reach it exactly: fine.
+	 */
+	EXPECT_EQ(0, wt_add_abs(self->fd, WT_KTIME_MAX / MSEC * MSEC, &id));
+	EXPECT_EQ(0, wt_add(self->fd, WT_KTIME_MAX / MSEC * MSEC, &id));
 	ASSERT_EQ(0, wt_advance(self->fd, 1));
 
 	SNAPSHOT();
+	/* In the last, partial tick: no clock reading could reach its end. */
+	EXPECT_EQ(-ERANGE, wt_add_abs(self->fd, WT_KTIME_MAX, &id));
+	EXPECT_EQ(-ERANGE, wt_add_abs(self->fd, WT_KTIME_MAX / MSEC * MSEC + 1,
+				      &id));
 	EXPECT_EQ(-ERANGE, wt_add_abs(self->fd, WT_KTIME_MAX + 1, &id));
 	EXPECT_EQ(-ERANGE, wt_add_abs(self->fd, UINT64_MAX, &id));
 	EXPECT_EQ(-ERANGE, wt_add(self->fd, WT_KTIME_MAX, &id));

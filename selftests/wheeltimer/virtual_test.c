@@ -406,7 +406,7 @@ TEST_F(virt, a_realtime_clock_set_back_never_fires_early)
 	ASSERT_EQ(0, wt_set_clock(self->fd, 50 * MSEC));
 	/* ...and a timeout due at 60 ms lies behind the wheel's own clock. */
 	ASSERT_EQ(0, wt_add(self->fd, 10 * MSEC, &soon));
-	EXPECT_EQ(1, wt_fdinfo(self->fd, "rebuilds"));
+	EXPECT_EQ(1, wt_fdinfo(self->fd, "rewinds"));
 	ASSERT_EQ(0, wt_advance(self->fd, 10 * MSEC - 1));
 	EXPECT_EQ(-EAGAIN, wt_read(self->fd, &ev, 1));
 	ASSERT_EQ(1, wt_advance(self->fd, 1));

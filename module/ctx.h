@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ctx.h - the context of one open /dev/wheeltimer file, and what the
+ * module's files tell each other about it
+ *
+ * Every open() of the device makes one struct wt_ctx: a timing wheel
+ * (wheel.h) holding the file's timeouts (store.h), the list of records
+ * ready to be read, one hrtimer, and the file's configuration and
+ * counters. Each file of the module does one job on it:
+ *
+ *	main.c		module parameters, the misc device, init and exit
+ *	file.c		the file operations: open, release, read, poll, ioctl
+ *	ops.c		WT_OP_ADD, WT_OP_CANCEL and WT_OP_MODIFY, alone or batched
+ *	ioctl.c		the other ioctls: API, configuration, ADVANCE, eventfd,
+ *			QUERY
+ *	drive.c		the file's clock, its hrtimer, and collecting what is due
+ *	ready.c		the ready list and the records read() returns
+ *	fdinfo.c	/proc/PID/fdinfo
+ *	user.c		the memory all the files of one user may hold
+ *
+ * Locking order:
+ *	ctx->mutex
+ *	  ctx->wqh.lock		(irq-safe: the hrtimer callback takes it)
+ *	    the registered eventfd's lock, and the locks of whatever waits
+ *	    on ctx->wqh (eventfd_signal(), wake_up_locked_poll())
+ *
+ * ctx->mutex serializes everything userspace does to the file: it protects
+ * the wheel, the store, the ready list, the configuration, the virtual
+ * clock, the hrtimer's programming and the counters in @stats. All the
+ * work whose size a user controls (operations, collecting what is due,
+ * ADVANCE, read()) runs under it, in process context, charged to the
+ * caller, in slices that reschedule and stop on a fatal signal. poll() and
+ * non-blocking reads never sleep on it: they only try it, and a caller
+ * that held it wakes them when it lets go (wt_trylock(), wt_unlock()).
+ *
+ * ctx->wqh.lock, the waitqueue's lock as in timerfd, is all the hrtimer
+ * callback takes. It protects what the callback shares with process
+ * context: @expired, @expired_at, @expiries and @eventfd (written with
+ * both locks held). Nothing under it loops over timeouts.
+ *
+ * Read without a lock: @nr_ready (by poll() and by sleeping readers, with
+ * READ_ONCE()), @missed (an atomic), and, by fdinfo, the counters and a
+ * few sizes (READ_ONCE(); a 64-bit counter may tear on a 32-bit kernel).
+ * The configuration changes only under the mutex, with the hrtimer
+ * cancelled, so that the callback may read it with no lock at all.
+ */
+#ifndef _WHEELTIMER_CTX_H
+#define _WHEELTIMER_CTX_H
+
+#include <linux/atomic.h>
+#include <linux/hrtimer.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/uio.h>
+#include <linux/wait.h>
+#include <linux/wheeltimer.h>
+
+#include "store.h"
+#include "wheel.h"
+
+struct cred;
+struct eventfd_ctx;
+struct wt_user;
+
+/* Records read() copies out per hold of the mutex. */
+#define WT_READ_BATCH		64
+/* Operations applied per hold of the mutex: as many as read()'s room takes. */
+#define WT_OPS_CHUNK		(WT_READ_BATCH * sizeof(struct wt_event) / \
+				 sizeof(struct wt_op))
+/* The last nanosecond a deadline may name. */
+#define WT_TIME_MAX		((u64)KTIME_MAX)
+/* ctx->armed when the hrtimer is not armed for anything we rely on. */
+#define WT_UNARMED		U64_MAX
+/* wt_collect()'s @want for "everything that is due". */
+#define WT_COLLECT_ALL		U64_MAX
+
+/**
+ * struct wt_stats - what happened in a context, as fdinfo prints it
+ * @added: timeouts added
+ * @modified: successful MODIFY operations
+ * @fired: records queued (periodic timeouts once per period)
+ * @delivered: records copied out by read()
+ * @cancelled: timeouts cancelled while pending
+ * @withdrawn: records withdrawn unread, by CANCEL or MODIFY
+ * @overruns: FIXED_RATE periods skipped while records were unread
+ * @programs: times the hrtimer was started
+ * @rewinds: times the wheel's clock was set back because the file's clock
+ *	had stepped back
+ */
+struct wt_stats {
+	u64 added;
+	u64 modified;
+	u64 fired;
+	u64 delivered;
+	u64 cancelled;
+	u64 withdrawn;
+	u64 overruns;
+	u64 programs;
+	u64 rewinds;
+};
+
+/*
+ * Add @n to counter @field of @ctx's stats; caller holds the mutex, and
+ * fdinfo may read the counter at any time.
+ */
+#define wt_count(ctx, field, n)						\
+	do {								\
+		u64 *__counter = &(ctx)->stats.field;			\
+									\
+		WRITE_ONCE(*__counter, *__counter + (n));		\
+	} while (0)
+
+/**
+ * struct wt_ctx - the context of one open file
+ * @wqh: waiters for records; its lock is what the hrtimer callback takes
+ * @timer: the hrtimer driving the wheel on a real clock
+ * @eventfd: signalled when records may have become ready, or NULL
+ * @expired: the hrtimer expired and what it found due is not collected yet
+ * @expired_at: the file's clock when it did, while @expired
+ * @expiries: times the hrtimer expired
+ * @mutex: serializes what userspace does, see above
+ * @missed: a caller of wt_trylock() was turned away while the mutex was
+ *	held; its holder wakes the waiters when it lets go
+ * @ready: timeouts that fired and whose record is unread, oldest first
+ * @nr_ready: records on @ready
+ * @armed: the tick @timer was last armed for, WT_UNARMED if none; it fires
+ *	no later than that tick's start
+ * @reprogram: the hrtimer may have to be moved earlier (an entry went in
+ *	before @armed, or @ready emptied with due timeouts left behind it)
+ * @collected: the tick up to which the last collection looked
+ * @vnow: the virtual clock, in ns, when WT_CONFIG_VIRTUAL
+ * @resolution: ns per tick
+ * @last_tick: the last tick whose start is a time (at most WT_TIME_MAX)
+ * @max_deadline: the last deadline a timeout may have: @last_tick's start
+ * @max_pending: the most live timeouts the context may hold
+ * @flags: WT_CONFIG_* flags
+ * @clockid: the clock deadlines are measured on
+ * @offset: ns to add to the host's reading of @clockid to get the file's:
+ *	the opener's time namespace offset, 0 for CLOCK_REALTIME
+ * @ns_monotonic: the opener's time namespace offset of CLOCK_MONOTONIC
+ * @ns_boottime: the opener's time namespace offset of CLOCK_BOOTTIME
+ * @privileged: opened with CAP_SYS_RESOURCE: may raise @max_pending above
+ *	the module default, and is not held to the per-user limit
+ * @user: what the opener's user holds, across all its files
+ * @store: the timeouts; @store.nr_live of them hold an id (queued, ready
+ *	or being read)
+ * @stats: event counters, for fdinfo
+ * @taken: the timeouts whose records read() is copying out, and the
+ *	deadline each goes on with
+ * @scratch: room for read()'s records or for a chunk of operations
+ * @scratch.events: the records read() copies out
+ * @scratch.ops: the operations being applied
+ * @wheel: the timing wheel, last because it is large
+ */
+struct wt_ctx {
+	wait_queue_head_t wqh;
+	struct hrtimer timer;
+	struct eventfd_ctx *eventfd;
+	bool expired;
+	u64 expired_at;
+	u64 expiries;
+
+	struct mutex mutex;	/* see the locking order above */
+	atomic_t missed;
+	struct list_head ready;
+	u64 nr_ready;
+	u64 armed;
+	bool reprogram;
+	u64 collected;
+	u64 vnow;
+	u64 resolution;
+	u64 last_tick;
+	u64 max_deadline;
+	u64 max_pending;
+	u64 flags;
+	clockid_t clockid;
+	s64 offset;
+	s64 ns_monotonic;
+	s64 ns_boottime;
+	bool privileged;
+	struct wt_user *user;
+	struct wt_store store;
+	struct wt_stats stats;
+	struct {
+		struct wt_timer *timer;
+		u64 next;
+	} taken[WT_READ_BATCH];
+	union {
+		struct wt_event events[WT_READ_BATCH];
+		struct wt_op ops[WT_OPS_CHUNK];
+	} scratch;
+	struct wheel wheel;
+};
+
+static inline bool wt_is_virtual(const struct wt_ctx *ctx)
+{
+	return ctx->flags & WT_CONFIG_VIRTUAL;
+}
+
+static inline u64 wt_kind_flags(const struct wt_timer *t)
+{
+	switch (t->kind) {
+	case WT_KIND_FIXED_RATE:
+		return WT_FIXED_RATE;
+	case WT_KIND_FIXED_DELAY:
+		return WT_FIXED_DELAY;
+	default:
+		return 0;
+	}
+}
+
+/* main.c: the module parameters, as they are now. */
+unsigned long wt_pending_default(void);
+unsigned long wt_pending_limit(void);
+unsigned long wt_user_limit_bytes(void);
+
+/* file.c */
+extern const struct file_operations wt_fops;
+int wt_lock(struct wt_ctx *ctx);
+bool wt_trylock(struct wt_ctx *ctx);
+void wt_unlock(struct wt_ctx *ctx);
+
+/* drive.c */
+u64 wt_now(const struct wt_ctx *ctx);
+u64 wt_tick(const struct wt_ctx *ctx, u64 ns, u64 slack);
+u64 wt_tick_now(const struct wt_ctx *ctx, u64 now);
+int wt_deadline(const struct wt_ctx *ctx, u64 deadline, bool abs, u64 now,
+		u64 *out);
+void wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick);
+u64 wt_due_tick(struct wt_ctx *ctx);
+void wt_program(struct wt_ctx *ctx);
+void wt_collect(struct wt_ctx *ctx, u64 want);
+int wt_advance(struct wt_ctx *ctx, u64 target, u64 *expired);
+void wt_notify(struct wt_ctx *ctx);
+void wt_configure(struct wt_ctx *ctx, const struct wt_config *cfg);
+void wt_drive_init(struct wt_ctx *ctx);
+
+/* ready.c */
+void wt_ready_append(struct wt_ctx *ctx, struct wt_timer *t);
+void wt_ready_del(struct wt_ctx *ctx, struct wt_timer *t);
+ssize_t wt_read_records(struct wt_ctx *ctx, struct iov_iter *to, bool *fault);
+
+/* ops.c */
+long wt_ioctl_op(struct wt_ctx *ctx, void __user *uarg, u32 code);
+long wt_ioctl_batch(struct wt_ctx *ctx, void __user *uarg);
+void wt_trim(struct wt_ctx *ctx);
+
+/* ioctl.c */
+long wt_ioctl_api(void __user *uarg);
+long wt_ioctl_set_config(struct wt_ctx *ctx, void __user *uarg);
+long wt_ioctl_get_config(struct wt_ctx *ctx, void __user *uarg);
+long wt_ioctl_advance(struct wt_ctx *ctx, void __user *uarg);
+long wt_ioctl_set_eventfd(struct wt_ctx *ctx, void __user *uarg);
+long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg);
+
+/* fdinfo.c */
+#ifdef CONFIG_PROC_FS
+struct seq_file;
+void wt_show_fdinfo(struct seq_file *m, struct file *file);
+#endif
+
+#endif /* _WHEELTIMER_CTX_H */

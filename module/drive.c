@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * drive.c - what moves a wheeltimer file's wheel: its clock, its hrtimer,
+ * and the collection of what is due
+ *
+ * Clock. A file measures time on its clockid, in the time namespace of the
+ * process that opened it: the host's CLOCK_MONOTONIC or CLOCK_BOOTTIME
+ * reading plus that namespace's offset (as clock_gettime() there shows
+ * it), CLOCK_REALTIME as it is, or a virtual clock that only WT_IOC_ADVANCE
+ * moves. Every time userspace gives or gets (deadlines, fired_at, QUERY,
+ * ADVANCE, fdinfo's now_ns) is on that clock; only the hrtimer is armed on
+ * the host's, and wt_tick_to_host() converts.
+ *
+ * Ticks. A deadline D goes in the wheel at tick ceil(D / resolution),
+ * moved later within its slack by wheel_apply_slack(); what is due at a
+ * reading N is what the wheel holds up to tick floor(N / resolution). So a
+ * timeout is never handed out before its deadline, and with no slack at
+ * most one resolution after it, plus the latency of the hrtimer interrupt
+ * and of whoever collects it. A deadline is refused (-ERANGE) if its tick
+ * would start after KTIME_MAX, where no clock reading could reach it, and
+ * slack never moves a timeout past the last tick that can.
+ *
+ * Tickless drive. The hrtimer is armed at the start of the wheel's
+ * earliest non-empty slot, and moved only when an entry goes in before the
+ * tick it is armed for (ctx->armed). Cancelling or moving timeouts later
+ * leaves it alone: at worst it expires once for nothing. Nothing pending
+ * means no interrupt after that one.
+ *
+ * The callback does O(1) work. As timerfd's, it takes the waitqueue's lock,
+ * notes that it expired and when (ctx->expired_at), wakes the waiters and
+ * signals the eventfd; it runs in hard interrupt context (in a softirq
+ * thread on PREEMPT_RT) and touches neither the wheel nor any timeout. The
+ * timeouts it found due are moved to the ready list later, in process
+ * context and charged to whoever looks: read(), poll() and the ioctls call
+ * wt_collect() under the file's mutex, which hands them out in slices of
+ * WT_COLLECT_SLICE, rescheduling in between and stopping on a fatal
+ * signal. No work whose size a user controls runs with interrupts or
+ * softirqs off, and none is charged to another user.
+ *
+ * fired_at. A record's fired_at is the file's clock when the kernel found
+ * the timeout due: the reading the callback took at the expiry that found
+ * it, for what was due by then, else the reading of the call that
+ * collected it. It is never less than the deadline. Between an expiry and
+ * the collection, a CANCEL or MODIFY of a timeout the expiry found due
+ * withdraws its record (WT_STATUS_WITHDRAWN), and QUERY calls it fired, as
+ * if it had been collected already (wt_due_tick()).
+ *
+ * Who re-arms. After a collection the hrtimer is armed for the wheel's next
+ * expiry, unless records are ready and what is due lies behind them: the
+ * reader who empties the ready list then collects it, or arms the hrtimer
+ * at once (ctx->reprogram). So while anything is pending, the hrtimer is
+ * armed for it, or has expired and a collection is owed, or ready records
+ * stand in front of it, and a waiter is always woken.
+ *
+ * Clocks that step back. CLOCK_REALTIME (and a virtual clock set back on
+ * purpose) can read earlier than the wheel's own clock, which only moves
+ * forward on its own. Entries already in the wheel are safe; a new one
+ * whose tick lies between the reading and the wheel's clock would be taken
+ * for due and fire early. So whenever the reading is behind the wheel's
+ * clock, wheel_rewind() sets the wheel's clock back to it, in O(1) (see
+ * wheel.c), before anything is added or collected; ctx->stats.rewinds
+ * counts it.
+ *
+ * Virtual clock. With WT_CONFIG_VIRTUAL the hrtimer is never armed and
+ * nothing is collected but by WT_IOC_ADVANCE, which walks the wheel from
+ * one due tick to the next, as a real clock would, in the same slices.
+ */
+#include <linux/eventfd.h>
+#include <linux/hrtimer.h>
+#include <linux/ktime.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+#include <linux/nsproxy.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/spinlock.h>
+#include <linux/time_namespace.h>
+#include <linux/timekeeping.h>
+#include <linux/wait.h>
+
+#include "compat.h"
+#include "ctx.h"
+
+/* Entries taken off the wheel between two chances to reschedule. */
+#define WT_COLLECT_SLICE	256
+/* Like timerfd's, an hrtimer whose callback runs in hard interrupt context. */
+#define WT_HRTIMER_MODE		HRTIMER_MODE_ABS
+
+/* The file's clock, in ns. Callers hold the mutex, or are the callback. */
+u64 wt_now(const struct wt_ctx *ctx)
+{
+	s64 now;
+
+	if (wt_is_virtual(ctx))
+		return ctx->vnow;
+	switch (ctx->clockid) {
+	case CLOCK_BOOTTIME:
+		now = ktime_get_boottime();
+		break;
+	case CLOCK_REALTIME:
+		now = ktime_get_real();
+		break;
+	default:
+		now = ktime_get();
+		break;
+	}
+	/* The namespace's own reading: never negative, never past the end. */
+	if (ctx->offset > 0 && now > KTIME_MAX - ctx->offset)
+		return WT_TIME_MAX;
+	now += ctx->offset;
+	return now < 0 ? 0 : now;
+}
+
+/*
+ * The tick at which a deadline of @ns (at most ctx->max_deadline) with
+ * @slack ns of slack is due; slack stops at the last tick.
+ */
+u64 wt_tick(const struct wt_ctx *ctx, u64 ns, u64 slack)
+{
+	u64 tick = div64_u64(ns + ctx->resolution - 1, ctx->resolution);
+
+	if (slack)
+		tick = wheel_apply_slack(tick, min(div64_u64(slack, ctx->resolution),
+						   ctx->last_tick - tick));
+	return tick;
+}
+
+/* The last tick that has started at the reading @now. */
+u64 wt_tick_now(const struct wt_ctx *ctx, u64 now)
+{
+	return div64_u64(now, ctx->resolution);
+}
+
+/*
+ * The absolute deadline of an operation: @deadline itself, or with @abs
+ * clear @deadline ns after @now. -ERANGE if its tick would start after
+ * KTIME_MAX.
+ */
+int wt_deadline(const struct wt_ctx *ctx, u64 deadline, bool abs, u64 now,
+		u64 *out)
+{
+	if (!abs) {
+		if (deadline > WT_TIME_MAX - now)
+			return -ERANGE;
+		deadline += now;
+	}
+	if (deadline > ctx->max_deadline)
+		return -ERANGE;
+	*out = deadline;
+	return 0;
+}
+
+/* The host's reading of the hrtimer's clock at which @tick starts. */
+static ktime_t wt_tick_to_host(const struct wt_ctx *ctx, u64 tick)
+{
+	s64 t;
+
+	if (tick > ctx->last_tick)
+		return KTIME_MAX;
+	t = tick * ctx->resolution;
+	if (ctx->offset >= 0)
+		return t > ctx->offset ? t - ctx->offset : 0;
+	return t > KTIME_MAX + ctx->offset ? KTIME_MAX : t - ctx->offset;
+}
+
+/* Set the wheel's clock back to the file's reading @now if it is behind. */
+static void wt_rewind(struct wt_ctx *ctx, u64 nowtick)
+{
+	lockdep_assert_held(&ctx->mutex);
+	if (nowtick >= ctx->wheel.clk)
+		return;
+	wheel_rewind(&ctx->wheel, nowtick);
+	wt_count(ctx, rewinds, 1);
+	/* Due entries it made future are re-placed at the next expiry. */
+	ctx->reprogram = true;
+}
+
+/*
+ * Queue @t, which is in neither the wheel nor the ready list, at @tick. The
+ * caller makes sure wt_program() runs (ctx->reprogram) before it lets go of
+ * the mutex.
+ */
+void wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick)
+{
+	lockdep_assert_held(&ctx->mutex);
+	/* Due for the wheel: is it due for the clock too? */
+	if (tick <= ctx->wheel.clk)
+		wt_rewind(ctx, wt_tick_now(ctx, wt_now(ctx)));
+	t->state = WT_TIMER_QUEUED;
+	wheel_add(&ctx->wheel, &t->entry, tick);
+	if (tick < ctx->armed)
+		ctx->reprogram = true;
+}
+
+/*
+ * While an hrtimer expiry is not collected, the first tick it did not
+ * find due; else 0. A queued timeout before it counts as fired.
+ */
+u64 wt_due_tick(struct wt_ctx *ctx)
+{
+	u64 tick = 0;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (!READ_ONCE(ctx->expired))
+		return 0;
+	spin_lock_irq(&ctx->wqh.lock);
+	if (ctx->expired)
+		tick = wt_tick_now(ctx, ctx->expired_at) + 1;
+	spin_unlock_irq(&ctx->wqh.lock);
+	return tick;
+}
+
+static void wt_arm(struct wt_ctx *ctx, u64 tick)
+{
+	ctx->armed = tick;
+	wt_count(ctx, programs, 1);
+	hrtimer_start(&ctx->timer, wt_tick_to_host(ctx, tick), WT_HRTIMER_MODE);
+}
+
+/*
+ * Make sure the hrtimer fires by the wheel's next expiry: start it if that
+ * is earlier than what it is armed for, unless records are ready and the
+ * next expiry is a backlog behind them (see "Who re-arms" above). An
+ * emptied wheel leaves it armed: it expires once for nothing, which costs
+ * less than cancelling it now and starting it again for the next add.
+ */
+void wt_program(struct wt_ctx *ctx)
+{
+	u64 tick;
+
+	lockdep_assert_held(&ctx->mutex);
+	ctx->reprogram = false;
+	if (wt_is_virtual(ctx))
+		return;
+	/* Not queued: it has expired (or is expiring) since it was armed. */
+	if (!hrtimer_is_queued(&ctx->timer))
+		ctx->armed = WT_UNARMED;
+	if (!wheel_next_expiry(&ctx->wheel, &tick))
+		return;
+	if (ctx->nr_ready && tick <= ctx->collected)
+		return;
+	if (tick < ctx->armed)
+		wt_arm(ctx, tick);
+}
+
+/*
+ * Move what is due at @now to the ready list, stamped @now, within
+ * *@budget. Returns how many records were queued.
+ */
+static unsigned int __wt_expire(struct wt_ctx *ctx, u64 now, u64 nowtick,
+				unsigned int *budget)
+{
+	struct wheel_entry *e;
+	struct wt_timer *t;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&ctx->mutex);
+	while ((e = wheel_expire(&ctx->wheel, nowtick, budget))) {
+		t = container_of(e, struct wt_timer, entry);
+		t->state = WT_TIMER_READY;
+		t->ready.fired_at = now;
+		wt_ready_append(ctx, t);
+		n++;
+	}
+	wt_count(ctx, fired, n);
+	return n;
+}
+
+/*
+ * Hand out what is due at @now, stamped @now, in slices, until @want
+ * records are ready or nothing more is due. Returns false if a fatal
+ * signal cut it short.
+ */
+static bool wt_collect_upto(struct wt_ctx *ctx, u64 now, u64 want)
+{
+	u64 nowtick = wt_tick_now(ctx, now);
+	unsigned int budget;
+
+	lockdep_assert_held(&ctx->mutex);
+	while (ctx->nr_ready < want) {
+		budget = WT_COLLECT_SLICE;
+		__wt_expire(ctx, now, nowtick, &budget);
+		if (budget)
+			break;
+		cond_resched();
+		if (fatal_signal_pending(current))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * wt_collect() - move the timeouts that are due to the ready list
+ * @ctx: the context; caller holds its mutex
+ * @want: stop once this many records are ready (WT_COLLECT_ALL: never)
+ *
+ * What the last hrtimer expiry found due is stamped with that expiry's
+ * reading, the rest with the clock now. Then the hrtimer is armed for
+ * whatever comes next. A virtual clock collects only in wt_advance().
+ */
+void wt_collect(struct wt_ctx *ctx, u64 want)
+{
+	bool expired;
+	u64 at, now;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (wt_is_virtual(ctx))
+		return;
+	spin_lock_irq(&ctx->wqh.lock);
+	expired = ctx->expired;
+	at = ctx->expired_at;
+	ctx->expired = false;
+	spin_unlock_irq(&ctx->wqh.lock);
+
+	/*
+	 * What the expiry found due, unless a collection since has gone that
+	 * far already. Only the clock's own reading may set the wheel back.
+	 */
+	if (expired && wt_tick_now(ctx, at) >= ctx->wheel.clk &&
+	    !wt_collect_upto(ctx, at, want))
+		goto out;
+	now = wt_now(ctx);
+	wt_rewind(ctx, wt_tick_now(ctx, now));
+	if (wt_collect_upto(ctx, now, want))
+		ctx->collected = wt_tick_now(ctx, now);
+out:
+	wt_program(ctx);
+}
+
+/* Wake the readers and signal the eventfd; caller does not hold wqh.lock. */
+void wt_notify(struct wt_ctx *ctx)
+{
+	spin_lock_irq(&ctx->wqh.lock);
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
+	if (ctx->eventfd)
+		wt_eventfd_signal(ctx->eventfd);
+	spin_unlock_irq(&ctx->wqh.lock);
+}
+
+/**
+ * wt_advance() - move a virtual clock to @target
+ * @ctx: a virtual context; caller holds its mutex
+ * @target: the new clock, at most WT_TIME_MAX; earlier than the clock only
+ *	when the caller allows a step back
+ * @expired: set to how many timeouts fired
+ *
+ * Fires what comes due on the way at the tick it is due, as a real clock
+ * would, in slices, and signals the readers and the eventfd once if
+ * anything fired. Return: 0, or -EINTR if a fatal signal stopped it (the
+ * clock then stands where it stopped, everything due by then fired).
+ */
+int wt_advance(struct wt_ctx *ctx, u64 target, u64 *expired)
+{
+	u64 ttick = wt_tick_now(ctx, target);
+	unsigned int budget;
+	u64 tick, n = 0;
+	int ret = 0;
+
+	lockdep_assert_held(&ctx->mutex);
+	if (target < ctx->vnow) {
+		/* Stepped back: nothing fires. */
+		ctx->vnow = target;
+		wt_rewind(ctx, ttick);
+		*expired = 0;
+		return 0;
+	}
+	for (;;) {
+		budget = WT_COLLECT_SLICE;
+		while (budget) {
+			if (!wheel_next_expiry(&ctx->wheel, &tick) ||
+			    tick > ttick)
+				goto done;
+			/* tick <= ttick, so tick * resolution <= target */
+			ctx->vnow = max(ctx->vnow, tick * ctx->resolution);
+			n += __wt_expire(ctx, ctx->vnow, tick, &budget);
+		}
+		cond_resched();
+		if (fatal_signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+	}
+done:
+	if (!ret)
+		ctx->vnow = target;
+	if (n)
+		wt_notify(ctx);
+	*expired = n;
+	return ret;
+}
+
+static enum hrtimer_restart wt_hrtimer_fn(struct hrtimer *timer)
+{
+	struct wt_ctx *ctx = container_of(timer, struct wt_ctx, timer);
+	unsigned long flags;
+
+	spin_lock_irqsave(&ctx->wqh.lock, flags);
+	/* The first uncollected expiry stamps what it found due. */
+	if (!ctx->expired) {
+		ctx->expired = true;
+		ctx->expired_at = wt_now(ctx);
+	}
+	ctx->expiries++;
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
+	if (ctx->eventfd)
+		wt_eventfd_signal(ctx->eventfd);
+	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
+	/* Re-armed, if at all, by the collection it asks for. */
+	return HRTIMER_NORESTART;
+}
+
+/* The time namespace offset the opener sees on @clockid. */
+static s64 wt_ns_offset(const struct wt_ctx *ctx, clockid_t clockid)
+{
+	switch (clockid) {
+	case CLOCK_MONOTONIC:
+		return ctx->ns_monotonic;
+	case CLOCK_BOOTTIME:
+		return ctx->ns_boottime;
+	default:
+		return 0;
+	}
+}
+
+/**
+ * wt_configure() - set the configuration of an empty context
+ * @ctx: the context; caller holds its mutex, and it holds no timeout
+ * @cfg: a configuration already checked
+ */
+void wt_configure(struct wt_ctx *ctx, const struct wt_config *cfg)
+{
+	lockdep_assert_held(&ctx->mutex);
+	/* Nothing is queued, but the hrtimer may still fire once for nothing. */
+	hrtimer_cancel(&ctx->timer);
+	wt_hrtimer_setup(&ctx->timer, wt_hrtimer_fn, cfg->clockid,
+			 WT_HRTIMER_MODE);
+	ctx->resolution = cfg->resolution;
+	ctx->last_tick = div64_u64(WT_TIME_MAX, cfg->resolution);
+	ctx->max_deadline = ctx->last_tick * cfg->resolution;
+	ctx->max_pending = cfg->max_pending;
+	ctx->flags = cfg->flags;
+	ctx->clockid = cfg->clockid;
+	ctx->offset = cfg->flags & WT_CONFIG_VIRTUAL ? 0 :
+		      wt_ns_offset(ctx, cfg->clockid);
+	ctx->vnow = 0;
+	ctx->armed = WT_UNARMED;
+	ctx->reprogram = false;
+	spin_lock_irq(&ctx->wqh.lock);
+	ctx->expired = false;
+	spin_unlock_irq(&ctx->wqh.lock);
+	wheel_init(&ctx->wheel, wt_tick_now(ctx, wt_now(ctx)));
+	ctx->collected = ctx->wheel.clk;
+}
+
+/*
+ * Set up the drive of a new context: its hrtimer, and the time namespace
+ * of the process opening it, whose offsets stay fixed once a process is in
+ * it.
+ */
+void wt_drive_init(struct wt_ctx *ctx)
+{
+#ifdef CONFIG_TIME_NS
+	const struct timens_offsets *off = &current->nsproxy->time_ns->offsets;
+
+	ctx->ns_monotonic = timespec64_to_ns(&off->monotonic);
+	ctx->ns_boottime = timespec64_to_ns(&off->boottime);
+#endif
+	wt_hrtimer_setup(&ctx->timer, wt_hrtimer_fn, CLOCK_MONOTONIC,
+			 WT_HRTIMER_MODE);
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * file.c - the file operations of /dev/wheeltimer
+ *
+ * Each open() is a context of its own (ctx.h), freed by the last close().
+ * read() returns whole records, blocking for the first unless the file is
+ * O_NONBLOCK or io_uring asks without waiting (FMODE_NOWAIT); poll()
+ * reports EPOLLIN while records are ready. Both collect what is due first
+ * (drive.c), and neither sleeps on the file's mutex when it must not: a
+ * caller that only tries the mutex and is turned away leaves a note that
+ * makes the holder wake the waiters when it lets go.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/eventfd.h>
+#include <linux/fs.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/uio.h>
+#include <linux/user_namespace.h>
+#include <linux/wait.h>
+
+#include "compat.h"
+#include "ctx.h"
+#include "user.h"
+
+int wt_lock(struct wt_ctx *ctx)
+{
+	/* Nothing has happened yet, so the call can be restarted. */
+	return mutex_lock_interruptible(&ctx->mutex) ? -ERESTARTSYS : 0;
+}
+
+/*
+ * Take the mutex if it is free. If it is not, leave a note for its holder
+ * first: the holder's wt_unlock() either sees the note and wakes the
+ * waiters, or has let go already, and the second try gets the mutex.
+ */
+bool wt_trylock(struct wt_ctx *ctx)
+{
+	if (mutex_trylock(&ctx->mutex))
+		return true;
+	atomic_set(&ctx->missed, 1);
+	/* Pairs with the barrier in wt_unlock(). */
+	smp_mb();
+	return mutex_trylock(&ctx->mutex);
+}
+
+void wt_unlock(struct wt_ctx *ctx)
+{
+	mutex_unlock(&ctx->mutex);
+	/* Pairs with the barrier in wt_trylock(). */
+	smp_mb();
+	if (atomic_read(&ctx->missed) && atomic_xchg(&ctx->missed, 0)) {
+		spin_lock_irq(&ctx->wqh.lock);
+		wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
+		/* An eventfd reader turned away would otherwise wait for good. */
+		if (ctx->eventfd && (READ_ONCE(ctx->nr_ready) || ctx->expired))
+			wt_eventfd_signal(ctx->eventfd);
+		spin_unlock_irq(&ctx->wqh.lock);
+	}
+}
+
+static ssize_t wt_read_iter(struct kiocb *iocb, struct iov_iter *to)
+{
+	struct file *file = iocb->ki_filp;
+	struct wt_ctx *ctx = file->private_data;
+	bool nowait = file->f_flags & O_NONBLOCK ||
+		      iocb->ki_flags & IOCB_NOWAIT;
+	bool fault = false;
+	size_t done = 0;
+	ssize_t ret;
+
+	if (iov_iter_count(to) < sizeof(struct wt_event))
+		return -EINVAL;
+	for (;;) {
+		if (nowait) {
+			if (!wt_trylock(ctx))
+				return done ? done : -EAGAIN;
+		} else {
+			ret = wt_lock(ctx);
+			if (ret)
+				return done ? done : ret;
+		}
+		ret = wt_read_records(ctx, to, &fault);
+		wt_unlock(ctx);
+		if (ret < 0)
+			return done ? done : ret;
+		done += ret;
+		if (fault || iov_iter_count(to) < sizeof(struct wt_event))
+			return done;
+		if (ret) {
+			if (fatal_signal_pending(current))
+				return done;
+			cond_resched();
+			continue;
+		}
+		/* Nothing was ready: return what we have, or wait for more. */
+		if (done)
+			return done;
+		if (nowait)
+			return -EAGAIN;
+		ret = wait_event_interruptible(ctx->wqh,
+					       READ_ONCE(ctx->nr_ready) ||
+					       READ_ONCE(ctx->expired));
+		if (ret)
+			return ret;
+	}
+}
+
+static __poll_t wt_poll(struct file *file, poll_table *wait)
+{
+	struct wt_ctx *ctx = file->private_data;
+
+	poll_wait(file, &ctx->wqh, wait);
+	if (!READ_ONCE(ctx->nr_ready) && wt_trylock(ctx)) {
+		wt_collect(ctx, 1);
+		wt_unlock(ctx);
+	}
+	return READ_ONCE(ctx->nr_ready) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static long wt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	struct wt_ctx *ctx = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	switch (cmd) {
+	case WT_IOC_API:
+		return wt_ioctl_api(uarg);
+	case WT_IOC_SET_CONFIG:
+		return wt_ioctl_set_config(ctx, uarg);
+	case WT_IOC_GET_CONFIG:
+		return wt_ioctl_get_config(ctx, uarg);
+	case WT_IOC_ADD:
+		return wt_ioctl_op(ctx, uarg, WT_OP_ADD);
+	case WT_IOC_CANCEL:
+		return wt_ioctl_op(ctx, uarg, WT_OP_CANCEL);
+	case WT_IOC_MODIFY:
+		return wt_ioctl_op(ctx, uarg, WT_OP_MODIFY);
+	case WT_IOC_BATCH:
+		return wt_ioctl_batch(ctx, uarg);
+	case WT_IOC_ADVANCE:
+		return wt_ioctl_advance(ctx, uarg);
+	case WT_IOC_SET_EVENTFD:
+		return wt_ioctl_set_eventfd(ctx, uarg);
+	case WT_IOC_QUERY:
+		return wt_ioctl_query(ctx, uarg);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static int wt_open(struct inode *inode, struct file *file)
+{
+	struct wt_config cfg = {
+		.resolution = WT_RESOLUTION_DEFAULT,
+		.max_pending = wt_pending_default(),
+		.clockid = CLOCK_MONOTONIC,
+	};
+	struct wt_ctx *ctx;
+	int ret = -ENOMEM;
+
+	ctx = kvzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	if (!ctx)
+		return -ENOMEM;
+	/* The opener's privileges are the file's, as its time namespace is. */
+	ctx->privileged = file_ns_capable(file, &init_user_ns,
+					  CAP_SYS_RESOURCE);
+	ctx->user = wt_user_get(file->f_cred);
+	if (!ctx->user)
+		goto err_free;
+	/* The context itself counts against what its user may hold. */
+	ret = -EMFILE;
+	if (!wt_user_charge(ctx->user, sizeof(*ctx), ctx->privileged))
+		goto err_user;
+
+	init_waitqueue_head(&ctx->wqh);
+	mutex_init(&ctx->mutex);
+	atomic_set(&ctx->missed, 0);
+	INIT_LIST_HEAD(&ctx->ready);
+	wt_drive_init(ctx);
+	mutex_lock(&ctx->mutex);
+	wt_configure(ctx, &cfg);
+	mutex_unlock(&ctx->mutex);
+
+	file->private_data = ctx;
+	file->f_mode |= FMODE_NOWAIT;
+	return stream_open(inode, file);
+
+err_user:
+	wt_user_put(ctx->user);
+err_free:
+	kvfree(ctx);
+	return ret;
+}
+
+static int wt_release(struct inode *inode, struct file *file)
+{
+	struct wt_ctx *ctx = file->private_data;
+
+	/* Last reference: only the hrtimer could still run. */
+	hrtimer_cancel(&ctx->timer);
+	/* Every timer, queued, ready or free, lives in the store. */
+	wt_user_uncharge(ctx->user, ctx->store.bytes + sizeof(*ctx));
+	wt_store_destroy(&ctx->store);
+	wt_user_put(ctx->user);
+	if (ctx->eventfd)
+		eventfd_ctx_put(ctx->eventfd);
+	mutex_destroy(&ctx->mutex);
+	kvfree(ctx);
+	return 0;
+}
+
+const struct file_operations wt_fops = {
+	.owner		= THIS_MODULE,
+	.open		= wt_open,
+	.release	= wt_release,
+	.read_iter	= wt_read_iter,
+	.poll		= wt_poll,
+	.unlocked_ioctl	= wt_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+#ifdef CONFIG_PROC_FS
+	.show_fdinfo	= wt_show_fdinfo,
+#endif
+};

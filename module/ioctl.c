@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ioctl.c - the ioctls of a wheeltimer file other than the operations on
+ * timeouts (ops.c): the API handshake, the configuration, the virtual
+ * clock's ADVANCE, the eventfd and QUERY
+ *
+ * Each checks all of its argument before it changes anything, so that a
+ * call that fails changes nothing.
+ */
+#include <linux/capability.h>
+#include <linux/eventfd.h>
+#include <linux/minmax.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "compat.h"
+#include "ctx.h"
+
+#define WT_FEATURES		(WT_FEATURE_VIRTUAL_CLOCK | WT_FEATURE_PERIODIC | \
+				 WT_FEATURE_SLACK | WT_FEATURE_EVENTFD | \
+				 WT_FEATURE_BOOTTIME | WT_FEATURE_REALTIME)
+#define WT_IOCTLS		(BIT_ULL(_WT_IOC_API) | \
+				 BIT_ULL(_WT_IOC_SET_CONFIG) | \
+				 BIT_ULL(_WT_IOC_GET_CONFIG) | \
+				 BIT_ULL(_WT_IOC_ADD) | BIT_ULL(_WT_IOC_CANCEL) | \
+				 BIT_ULL(_WT_IOC_MODIFY) | BIT_ULL(_WT_IOC_BATCH) | \
+				 BIT_ULL(_WT_IOC_ADVANCE) | \
+				 BIT_ULL(_WT_IOC_SET_EVENTFD) | \
+				 BIT_ULL(_WT_IOC_QUERY))
+
+long wt_ioctl_api(void __user *uarg)
+{
+	struct wt_api api;
+	long ret = 0;
+
+	if (copy_from_user(&api, uarg, sizeof(api)))
+		return -EFAULT;
+	if (api.api != WT_API_VERSION || api.features & ~WT_FEATURES) {
+		memset(&api, 0, sizeof(api));
+		ret = -EINVAL;
+	} else {
+		api.features = WT_FEATURES;
+		api.ioctls = WT_IOCTLS;
+		api.event_size = sizeof(struct wt_event);
+		api.batch_max = WT_BATCH_MAX;
+	}
+	if (copy_to_user(uarg, &api, sizeof(api)))
+		return -EFAULT;
+	return ret;
+}
+
+long wt_ioctl_set_config(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct wt_config cfg;
+	long ret;
+
+	if (copy_from_user(&cfg, uarg, sizeof(cfg)))
+		return -EFAULT;
+	if (memchr_inv(cfg.reserved, 0, sizeof(cfg.reserved)) ||
+	    cfg.flags & ~WT_CONFIG_VIRTUAL ||
+	    cfg.resolution < WT_RESOLUTION_MIN ||
+	    cfg.resolution > WT_RESOLUTION_MAX ||
+	    cfg.max_pending > wt_pending_limit())
+		return -EINVAL;
+	if (cfg.clockid != CLOCK_MONOTONIC && cfg.clockid != CLOCK_BOOTTIME &&
+	    cfg.clockid != CLOCK_REALTIME)
+		return -EINVAL;
+	/* Beyond the default is for files opened with CAP_SYS_RESOURCE. */
+	if (cfg.max_pending > wt_pending_default() && !ctx->privileged)
+		return -EPERM;
+	if (!cfg.max_pending)
+		cfg.max_pending = wt_pending_default();
+
+	ret = wt_lock(ctx);
+	if (ret)
+		return ret;
+	if (ctx->store.nr_live)
+		ret = -EBUSY;
+	else
+		wt_configure(ctx, &cfg);
+	wt_unlock(ctx);
+	return ret;
+}
+
+long wt_ioctl_get_config(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct wt_config cfg = {};
+	long ret;
+
+	ret = wt_lock(ctx);
+	if (ret)
+		return ret;
+	cfg.resolution = ctx->resolution;
+	cfg.max_pending = ctx->max_pending;
+	cfg.flags = ctx->flags;
+	cfg.clockid = ctx->clockid;
+	wt_unlock(ctx);
+	return copy_to_user(uarg, &cfg, sizeof(cfg)) ? -EFAULT : 0;
+}
+
+long wt_ioctl_advance(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct wt_advance adv;
+	u64 target;
+	long ret;
+
+	if (copy_from_user(&adv, uarg, sizeof(adv)))
+		return -EFAULT;
+	if (adv.flags & ~WT_ADVANCE_SET)
+		return -EINVAL;
+	/* The answer must be writable before anything moves. */
+	adv.now = 0;
+	adv.expired = 0;
+	if (copy_to_user(uarg, &adv, sizeof(adv)))
+		return -EFAULT;
+
+	ret = wt_lock(ctx);
+	if (ret)
+		return ret;
+	if (!wt_is_virtual(ctx)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (adv.flags & WT_ADVANCE_SET) {
+		target = adv.time;
+		if (target < ctx->vnow && ctx->clockid != CLOCK_REALTIME) {
+			ret = -EINVAL;
+			goto out;
+		}
+	} else {
+		target = ctx->vnow + adv.time;
+		if (adv.time > WT_TIME_MAX - ctx->vnow)
+			target = U64_MAX;
+	}
+	if (target > WT_TIME_MAX) {
+		ret = -ERANGE;
+		goto out;
+	}
+	ret = wt_advance(ctx, target, &adv.expired);
+	adv.now = ctx->vnow;
+out:
+	wt_unlock(ctx);
+	if (!ret && copy_to_user(uarg, &adv, sizeof(adv)))
+		ret = -EFAULT;
+	return ret;
+}
+
+long wt_ioctl_set_eventfd(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct eventfd_ctx *new = NULL, *old;
+	struct wt_eventfd arg;
+	long ret;
+
+	if (copy_from_user(&arg, uarg, sizeof(arg)))
+		return -EFAULT;
+	if (arg.flags)
+		return -EINVAL;
+	if (arg.fd != WT_EVENTFD_NONE) {
+		if (arg.fd > INT_MAX)
+			return -EBADF;
+		new = eventfd_ctx_fdget(arg.fd);
+		if (IS_ERR(new))
+			return PTR_ERR(new);
+	}
+	ret = wt_lock(ctx);
+	if (ret) {
+		if (new)
+			eventfd_ctx_put(new);
+		return ret;
+	}
+	spin_lock_irq(&ctx->wqh.lock);
+	old = ctx->eventfd;
+	ctx->eventfd = new;
+	/* Records already waiting, or owed, would go unannounced. */
+	if (new && (ctx->nr_ready || ctx->expired))
+		wt_eventfd_signal(new);
+	spin_unlock_irq(&ctx->wqh.lock);
+	wt_unlock(ctx);
+	if (old)
+		eventfd_ctx_put(old);
+	return 0;
+}
+
+long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct wt_query q;
+	struct wt_timer *t;
+	bool fired;
+	long ret;
+	u64 now;
+
+	if (copy_from_user(&q, uarg, sizeof(q)))
+		return -EFAULT;
+	ret = wt_lock(ctx);
+	if (ret)
+		return ret;
+	t = wt_store_lookup(&ctx->store, q.id);
+	if (!t) {
+		wt_unlock(ctx);
+		return -ENOENT;
+	}
+	/* Fired: ready, or found due by an expiry not collected yet. */
+	fired = t->state == WT_TIMER_READY ||
+		t->entry.expires < wt_due_tick(ctx);
+	memset(&q, 0, sizeof(q));
+	now = wt_now(ctx);
+	q.id = wt_timer_id(t);
+	q.flags = wt_kind_flags(t);
+	q.state = fired ? WT_STATE_FIRED : WT_STATE_PENDING;
+	q.deadline = t->deadline;
+	q.remaining = t->deadline > now ? t->deadline - now : 0;
+	q.cookie = t->cookie;
+	q.period = t->kind == WT_KIND_ONESHOT ? 0 : wt_timer_period(t)->period;
+	wt_unlock(ctx);
+	return copy_to_user(uarg, &q, sizeof(q)) ? -EFAULT : 0;
+}
