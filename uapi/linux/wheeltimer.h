@@ -23,17 +23,24 @@
  *
  * Time is counted in nanoseconds on the context's clock (CLOCK_MONOTONIC
  * unless WT_IOC_SET_CONFIG chose CLOCK_BOOTTIME, CLOCK_REALTIME or a
- * virtual clock). The clock is cut into ticks of one *resolution* (1 ms by
- * default): a timeout whose deadline is D becomes due at the first tick
- * boundary at or after D. A timeout never fires before its deadline, and
- * with zero slack it fires at most one resolution (plus the scheduling
- * latency of one hrtimer interrupt) after it. A non-zero slack lets the
- * kernel fire it up to that much later still, to share wake-ups.
+ * virtual clock), as the process that opened the file reads it: in that
+ * process's time namespace (see time_namespaces(7)), whatever process
+ * uses the file later. Every absolute time the interface takes or gives
+ * (WT_ABSTIME deadlines, &struct wt_event's deadline and fired_at, QUERY's
+ * deadline) is on that clock. The clock is cut into ticks of one
+ * *resolution* (1 ms by default): a timeout whose deadline is D becomes
+ * due at the first tick boundary at or after D. A timeout never fires
+ * before its deadline, and with zero slack it fires at most one resolution
+ * after it, plus the latency of one hrtimer interrupt and of the reader
+ * that collects it. A non-zero slack lets the kernel fire it up to that
+ * much later still, to share wake-ups.
  *
- * Deadlines are at most KTIME_MAX (2^63 - 1) ns. On CLOCK_REALTIME a
- * relative deadline is turned into an absolute wall-clock time when it is
- * added, and a timeout fires when the wall clock reaches it, however the
- * clock is set in between.
+ * A deadline's tick must start by KTIME_MAX (2^63 - 1) ns: the last
+ * deadline a context accepts is KTIME_MAX rounded down to a multiple of the
+ * resolution, and one in the partial tick above it fails with -ERANGE. On
+ * CLOCK_REALTIME a relative deadline is turned into an absolute wall-clock
+ * time when it is added, and a timeout fires when the wall clock reaches
+ * it, however the clock is set in between.
  *
  * Ids are assigned by the kernel: never 0. The lower 32 bits are a slot
  * that the file reuses once the timeout that held it is gone; the upper 32
@@ -41,10 +48,17 @@
  * unknown (-ENOENT) rather than aliasing a newer timeout, until its slot has
  * been reused 2^32 times. An id means nothing to any other file.
  *
- * When a timeout comes due, the kernel queues one &struct wt_event for it,
- * wakes read(), poll(), select() and epoll waiters (EPOLLIN), and adds 1 to
- * the eventfd registered with WT_IOC_SET_EVENTFD, if any. The eventfd counts
- * wake-ups, not events: read the records to learn how many timeouts fired.
+ * When timeouts come due, the file's hrtimer expires: it wakes read(),
+ * poll(), select() and epoll waiters (EPOLLIN) and adds 1 to the eventfd
+ * registered with WT_IOC_SET_EVENTFD, if any, and the timeouts are queued
+ * as one &struct wt_event each by the first call that looks (read(),
+ * poll(), an ioctl). The eventfd is incremented by exactly 1 at each such
+ * expiry (timeouts due together share one; an expiry may also find nothing
+ * due, when it only moves far timeouts closer), once per WT_IOC_ADVANCE
+ * that queued records, once at WT_IOC_SET_EVENTFD if records are waiting,
+ * and once when a call that kept the file busy ends after a non-blocking
+ * read() was turned away. It counts wake-ups, not timeouts: read the
+ * records until -EAGAIN to learn how many fired.
  *
  * Each timeout has at most one unread record at a time, so the memory a
  * context uses is bounded by the number of its live timeouts:
@@ -60,7 +74,13 @@
  * firing, or cancelled: WT_OP_CANCEL tells which of the two it was.
  *
  * A timeout counts against the context's max_pending from WT_OP_ADD until
- * it is cancelled or its final record is read.
+ * it is cancelled or its final record is read. All the contexts opened by
+ * one user (real uid) together hold at most the storage of the module
+ * parameter max_user_timeouts (by default 4% of RAM, as epoll bounds a
+ * user's watches), counted in pages of 85 timeouts, plus each context's
+ * own few pages; a context keeps the storage of its peak until it holds no
+ * timeout. Past that WT_OP_ADD fails with -ENOSPC and open() with -EMFILE,
+ * unless the file was opened with CAP_SYS_RESOURCE.
  */
 
 /**
@@ -162,7 +182,8 @@ struct wt_api {
  * @deadline: ADD and MODIFY: the deadline in ns, relative to now or, with
  *	WT_ABSTIME, absolute on the context's clock. A relative deadline of 0
  *	and an absolute one in the past are due at once. A deadline that ends
- *	up beyond KTIME_MAX fails with -ERANGE. CANCEL: must be zero.
+ *	up beyond KTIME_MAX rounded down to the resolution fails with -ERANGE.
+ *	CANCEL: must be zero.
  * @period: ADD: the period in ns of a WT_FIXED_RATE or WT_FIXED_DELAY
  *	timeout, at least 1 and at most KTIME_MAX; must be zero for a one-shot.
  *	MODIFY and CANCEL: must be zero (MODIFY keeps the period).
@@ -177,12 +198,16 @@ struct wt_api {
  *	WT_STATUS_WITHDRAWN; 0 on failure.
  * @error: out: 0 on success, else the positive errno value of the failure:
  *	EINVAL for an unknown operation or flag, a non-zero reserved or unused
- *	field, or a bad period; ERANGE for a deadline beyond KTIME_MAX;
- *	ENOENT for an unknown or stale id; ENOSPC when the context already
- *	holds max_pending timeouts; ENOMEM.
+ *	field, or a bad period; ERANGE for a deadline beyond the last tick
+ *	(above); ENOENT for an unknown or stale id; ENOSPC when the context
+ *	already holds max_pending timeouts, or its user's contexts hold all
+ *	the storage they may; ENOMEM.
  *
  * MODIFY works like mod_timer(): it re-arms the timeout whatever state it is
  * in. A periodic timeout continues with its period from the new deadline.
+ * A timeout the hrtimer has found due counts as fired, whether or not a
+ * read() or poll() has queued its record yet: CANCEL and MODIFY withdraw
+ * it (WT_STATUS_WITHDRAWN).
  */
 struct wt_op {
 	__u32 op;
@@ -251,8 +276,10 @@ struct wt_batch {
  *	WT_RESOLUTION_MAX
  * @max_pending: how many live timeouts (armed, or fired and unread) the
  *	context may hold; WT_OP_ADD fails with -ENOSPC beyond it. On SET, 0
- *	means the module's default (parameter max_pending); a value above the
- *	module's ceiling (parameter max_pending_limit) fails with -EINVAL.
+ *	means the module's default (parameter max_pending); a value above it
+ *	fails with -EPERM unless the file was opened with CAP_SYS_RESOURCE,
+ *	and one above the module's ceiling (parameter max_pending_limit) with
+ *	-EINVAL.
  * @flags: WT_CONFIG_VIRTUAL or 0
  * @clockid: CLOCK_MONOTONIC (the default), CLOCK_BOOTTIME or
  *	CLOCK_REALTIME. With WT_CONFIG_VIRTUAL it only decides whether the
@@ -292,7 +319,9 @@ struct wt_config {
  * wheel allows, and its record's @fired_at is that moment, not the end of
  * the step. Everything due by the new time has fired (its record is queued)
  * when the call returns. On a context that is not virtual the call fails
- * with -EINVAL.
+ * with -EINVAL. The struct must be writable (-EFAULT before anything
+ * happens). A long advance runs in slices and ends at once on a fatal
+ * signal, with the clock where it stopped.
  */
 struct wt_advance {
 	__u64 time;
@@ -316,6 +345,7 @@ struct wt_advance {
  * The context keeps a reference to the eventfd (closing the descriptor does
  * not unregister it) and replaces any previous registration. If records are
  * already waiting when it is registered, the eventfd is signalled at once.
+ * What increments it is said in the overview above.
  */
 struct wt_eventfd {
 	__u32 fd;
@@ -332,7 +362,8 @@ struct wt_eventfd {
  * struct wt_query - the state of one timeout, for WT_IOC_QUERY
  * @id: in: the timeout; unknown or stale ids fail with -ENOENT
  * @flags: out: the timeout's WT_FIXED_RATE or WT_FIXED_DELAY flag, or 0
- * @state: out: WT_STATE_PENDING or WT_STATE_FIRED
+ * @state: out: WT_STATE_PENDING or WT_STATE_FIRED (found due by the
+ *	hrtimer, its record queued or about to be)
  * @reserved: out: zero
  * @deadline: out: the absolute deadline in ns on the context's clock: the
  *	next one if pending, the one that fired if fired
@@ -364,8 +395,9 @@ struct wt_query {
  * @id: the timeout's id
  * @cookie: the cookie given at WT_OP_ADD
  * @deadline: the deadline that fired, in ns on the context's clock
- * @fired_at: the clock reading when the timeout was found due and queued:
- *	never less than @deadline
+ * @fired_at: the clock reading when the kernel found the timeout due: at
+ *	the hrtimer expiry that found it, or at the call that queued it if
+ *	no expiry had; never less than @deadline
  * @overruns: WT_FIXED_RATE only: how many more periods had passed by the
  *	time the record was read; the timeout resumes at the first deadline
  *	after the read. 0 otherwise.
@@ -375,9 +407,12 @@ struct wt_query {
  * read() needs a buffer of at least one record (-EINVAL otherwise) and
  * returns as many whole records as fit and are ready, in the order the
  * timeouts fired. With no record ready it blocks until one is, unless the
- * file is O_NONBLOCK (-EAGAIN). A record is consumed only when it was
- * copied out whole: if the buffer faults after some records, read() returns
- * those and the rest stay queued.
+ * file is O_NONBLOCK (-EAGAIN). A non-blocking read() (O_NONBLOCK, or
+ * io_uring's IOCB_NOWAIT) never sleeps, not even while another thread keeps
+ * the file busy with a batch or an advance: it then fails with -EAGAIN, and
+ * the file is woken (EPOLLIN) when that call ends. A record is consumed
+ * only when it was copied out whole: if the buffer faults after some
+ * records, read() returns those and the rest stay queued.
  */
 struct wt_event {
 	__u64 id;
