@@ -281,13 +281,22 @@ check-demo: vm-module wheelctl
 	then echo "ok 1 demo" >>$(BUILD)/check-demo.log; \
 	else echo "not ok 1 demo" >>$(BUILD)/check-demo.log; exit 1; fi
 
+# The examples, the program of wheeltimer(4) and wheelctl's test in one
+# boot; then, on the host, the JSON wheelctl printed there is parsed.
 check-examples: vm-module wheelctl examples
+	@tools/deps json
+	@$(MAKE) --no-print-directory -C tools/examples manpage
+	@gcc -O2 -Wall -static -o $(BUILD)/examples/runas tools/fuzz/runas.c
 	@echo "== examples and wheelctl in the VM"
 	@set -o pipefail; $(VM) --add $(BUILD)/examples:/examples \
 		--add $(BUILD)/wheelctl/wheelctl:/bin/wheelctl \
+		--add $(BUILD)/examples/runas:/bin/runas \
 		--add tools/wheelctl/test-wheelctl:/examples/wheelctl \
+		--add tools/examples/manpage:/examples/manpage \
 		--add tools/examples/run-examples:/bin/run-examples \
 		-- /bin/run-examples | tee $(BUILD)/check-examples.log
+	@set -o pipefail; tools/wheelctl/check-json $(BUILD)/check-examples.log | \
+		tee $(BUILD)/check-wheelctl-json.log
 
 check-dkms:
 	@tools/deps build vm-headers install
@@ -295,17 +304,30 @@ check-dkms:
 	@mkdir -p $(BUILD)
 	@set -o pipefail; tools/install/dkms-check | tee $(BUILD)/check-dkms.log
 
+# Every page renders without a warning, and the program of wheeltimer(4)'s
+# EXAMPLES compiles with warnings as errors (check-examples runs it).
+MAN_PAGES := $(wildcard Documentation/*.[1-8])
+
 check-man:
-	@tools/deps man
-	@echo "== the manual page"
+	@tools/deps build man
+	@echo "== the manual pages"
 	@mkdir -p $(BUILD)
-	@{ echo "# unit: man"; \
-	  w=$$(groff -ww -man -Tutf8 Documentation/wheeltimer.4 2>&1 >/dev/null); \
-	  if [ $$? = 0 ] && [ -z "$$w" ]; then \
-		echo "ok 1 wheeltimer.4 renders without warnings"; \
-	  else \
+	@{ for page in $(MAN_PAGES); do \
+	    echo "# unit: man/$${page##*/}"; \
+	    w=$$(groff -ww -man -Tutf8 $$page 2>&1 >/dev/null); \
+	    if [ $$? = 0 ] && [ -z "$$w" ]; then \
+		echo "ok 1 $$page renders without warnings"; \
+	    else \
 		echo "$$w" | sed 's/^/# /'; \
-		echo "not ok 1 wheeltimer.4 renders without warnings"; \
+		echo "not ok 1 $$page renders without warnings"; \
+	    fi; \
+	  done; \
+	  echo "# unit: man/example"; \
+	  if out=$$($(MAKE) --no-print-directory -C tools/examples manpage 2>&1); then \
+		echo "ok 1 the EXAMPLES program of wheeltimer.4 compiles"; \
+	  else \
+		echo "$$out" | sed 's/^/# /'; \
+		echo "not ok 1 the EXAMPLES program of wheeltimer.4 compiles"; \
 	  fi; } | tee $(BUILD)/check-man.log; \
 	! grep -q '^not ok' $(BUILD)/check-man.log
 
