@@ -59,7 +59,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 
 .PHONY: all module vm-module deps ksrc selftests check check-vm check-vm-debug check-kernels \
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
-	wheelctl examples check-examples check-demo check-dkms check-man \
+	wheelctl examples check-examples check-demo check-dkms check-deb check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
 	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz
 
@@ -247,7 +247,7 @@ check:
 	fi; \
 	for run in check-wheel check-wheel-fuzz check-vm check-vm-debug \
 		check-kernels check-fuzz check-examples check-demo check-bench \
-		check-dkms check-man; do \
+		check-dkms check-deb check-man; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
@@ -307,6 +307,14 @@ check-dkms:
 # Every page renders without a warning, and the program of wheeltimer(4)'s
 # EXAMPLES compiles with warnings as errors (check-examples runs it).
 MAN_PAGES := $(wildcard Documentation/*.[1-8])
+
+# The Debian packages, built, unpacked, checked, compiled against and
+# linted (tools/install/check-deb).
+check-deb:
+	@tools/deps build deb
+	@echo "== the Debian packages"
+	@mkdir -p $(BUILD)
+	@set -o pipefail; tools/install/check-deb | tee $(BUILD)/check-deb.log
 
 check-man:
 	@tools/deps build man
