@@ -30,7 +30,10 @@ ifeq ($(origin KDIR),undefined)
 KVER	?= $(shell uname -r)
 KDIR	:= /lib/modules/$(KVER)/build
 else
-KVER	?= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null)
+# (Debian's headers say the upstream version in kernel.release: the
+# release modules must match is UTS_RELEASE.)
+KVER	?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+		 $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
 endif
 BUILD	?= $(CURDIR)/build
 export BUILD
