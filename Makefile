@@ -20,10 +20,9 @@
 
 SHELL	:= /bin/bash
 
-# The one version number (VERSION): dkms.conf, the module, the library,
-# the packages and wheelctl --version all take it from there.
-VERSION	:= $(strip $(file <$(CURDIR)/VERSION))
-export VERSION
+# The one version number is the file VERSION: dkms.conf (stage-source),
+# the module (Kbuild), the library, the packages (debian/rules) and
+# wheelctl --version (its Makefile) all read it there.
 
 # The kernel `make` builds for: the running one, or the tree KDIR= names.
 ifeq ($(origin KDIR),undefined)
