@@ -122,6 +122,14 @@ void json_end(void)
 	puts("}");
 }
 
+void json_error(const char *code, const char *what, const char *message)
+{
+	json_begin("error", code);
+	json_str("what", what);
+	json_str("message", message);
+	json_end();
+}
+
 /* A JSON number: digits without a leading zero, or a lone 0. */
 static bool is_number(const char *s)
 {

@@ -23,6 +23,8 @@ void json_bool(const char *key, bool v);
 void json_null(const char *key);
 void json_rate(const char *key, double v);
 void json_end(void);
+/* {"error":CODE,"what":WHAT,"message":MESSAGE}, as every error is printed. */
+void json_error(const char *code, const char *what, const char *message);
 
 /* A string value alone, quoted and escaped, as in an array. */
 void json_string(FILE *f, const char *s);

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "parse.h"
 #include "top.h"
 
 #define WT_DEVICE	"/dev/wheeltimer"
@@ -381,39 +382,22 @@ static int print_top(const struct wt_sample *then, const struct wt_sample *now, 
 	return 0;
 }
 
-/* A duration with a unit (ms, s, m), as the other commands take them. */
+/* --interval: a duration as the other commands take them, 1 ms to 1 hour. */
 static int parse_interval(const char *s, unsigned long long *ns)
 {
-	char *end;
-	double v;
+	__u64 v;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v <= 0)
+	if (parse_time(s, &v) || v < NSEC_PER_SEC / 1000 || v > 3600 * NSEC_PER_SEC)
 		return -1;
-	if (!strcmp(end, "ms"))
-		v *= 1e6;
-	else if (!strcmp(end, "s"))
-		v *= 1e9;
-	else if (!strcmp(end, "m"))
-		v *= 60e9;
-	else
-		return -1;
-	if (v < 1e6 || v > 3600e9)
-		return -1;
-	*ns = (unsigned long long)v;
+	*ns = v;
 	return 0;
 }
 
 static int usage(const char *cmd, const char *msg, bool json)
 {
 	fprintf(stderr, "wheelctl: %s: %s\nwheelctl: try 'wheelctl --help'\n", cmd, msg);
-	if (json) {
-		json_begin("error", "usage");
-		json_str("what", cmd);
-		json_str("message", msg);
-		json_end();
-	}
+	if (json)
+		json_error("usage", cmd, msg);
 	return 2;
 }
 
@@ -422,12 +406,8 @@ static int failed(const char *cmd, bool json)
 	int err = errno;
 
 	fprintf(stderr, "wheelctl: %s: %s\n", cmd, strerror(err));
-	if (json) {
-		json_begin("error", "scan");
-		json_str("what", cmd);
-		json_str("message", strerror(err));
-		json_end();
-	}
+	if (json)
+		json_error("scan", cmd, strerror(err));
 	return 1;
 }
 

@@ -30,6 +30,7 @@
 
 #include "wt_fdinfo.h"
 #include "json.h"
+#include "parse.h"
 #include "top.h"
 
 #define WT_DEVICE	"/dev/wheeltimer"
@@ -38,7 +39,6 @@
 #error "WT_VERSION is not defined: build with tools/wheelctl/Makefile"
 #endif
 #define NSEC_PER_SEC	1000000000ULL
-#define KTIME_MAX_NS	((__u64)INT64_MAX)
 #define SCRIPT_ARGS	64
 
 /* Exit statuses: an operation failed, or the command line was wrong. */
@@ -184,12 +184,8 @@ static int fail(struct ctl *c, const char *what, int err, const char *msg)
 		fprintf(stderr, "wheelctl: line %u: %s: %s\n", c->where, what, msg);
 	else
 		fprintf(stderr, "wheelctl: %s: %s\n", what, msg);
-	if (c->json) {
-		json_begin("error", err ? errno_name(err) : "usage");
-		json_str("what", what);
-		json_str("message", msg);
-		json_end();
-	}
+	if (c->json)
+		json_error(err ? errno_name(err) : "usage", what, msg);
 	return EXIT_FAILED;
 }
 
@@ -198,59 +194,6 @@ static int usage_error(struct ctl *c, const char *cmd, const char *msg)
 	fail(c, cmd, 0, msg);
 	fprintf(stderr, "wheelctl: try 'wheelctl --help'\n");
 	return EXIT_USAGE;
-}
-
-/*
- * A duration or time: digits, an optional fraction, an optional unit. Fails
- * on anything else and on values beyond KTIME_MAX.
- */
-static int parse_time(const char *s, __u64 *out)
-{
-	static const struct {
-		const char *name;
-		__u64 ns;
-	} units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		{ "s", NSEC_PER_SEC }, { "m", 60 * NSEC_PER_SEC },
-		{ "h", 3600 * NSEC_PER_SEC }, { "", 1 },
-	};
-	__u64 whole = 0, frac = 0, scale = 1, mult = 0;
-	const char *p = s;
-	size_t i;
-
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		__u64 digit = (__u64)(*p - '0');
-
-		if (whole > (KTIME_MAX_NS - digit) / 10)
-			return -1;
-		whole = whole * 10 + digit;
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (scale < NSEC_PER_SEC) {
-				frac = frac * 10 + (__u64)(*p - '0');
-				scale *= 10;
-			}
-		}
-	}
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(p, units[i].name)) {
-			mult = units[i].ns;
-			break;
-		}
-	}
-	if (!mult)
-		return -1;
-	if (whole > KTIME_MAX_NS / mult)
-		return -1;
-	whole *= mult;
-	frac = frac * mult / scale;
-	if (frac > KTIME_MAX_NS - whole)
-		return -1;
-	*out = whole + frac;
-	return 0;
 }
 
 static int parse_u64(const char *s, __u64 *out)
