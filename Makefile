@@ -285,10 +285,9 @@ check-demo: vm-module wheelctl
 
 # The examples, the program of wheeltimer(4) and wheelctl's test in one
 # boot; then, on the host, the JSON wheelctl printed there is parsed.
-check-examples: vm-module wheelctl examples
+check-examples: vm-module wheelctl examples $(BUILD)/examples/runas
 	@tools/deps json
 	@$(MAKE) --no-print-directory -C tools/examples manpage
-	@gcc -O2 -Wall -static -o $(BUILD)/examples/runas tools/fuzz/runas.c
 	@echo "== examples and wheelctl in the VM"
 	@set -o pipefail; $(VM) --add $(BUILD)/examples:/examples \
 		--add $(BUILD)/wheelctl/wheelctl:/bin/wheelctl \
@@ -300,15 +299,16 @@ check-examples: vm-module wheelctl examples
 	@set -o pipefail; tools/wheelctl/check-json $(BUILD)/check-examples.log | \
 		tee $(BUILD)/check-wheelctl-json.log
 
+# test-wheelctl runs ls as another user with it.
+$(BUILD)/examples/runas: tools/fuzz/runas.c
+	@mkdir -p $(@D)
+	@gcc -O2 -Wall -static -o $@ $<
+
 check-dkms:
 	@tools/deps build vm-headers install
 	@echo "== dkms build against the VM kernel's headers"
 	@mkdir -p $(BUILD)
 	@set -o pipefail; tools/install/dkms-check | tee $(BUILD)/check-dkms.log
-
-# Every page renders without a warning, and the program of wheeltimer(4)'s
-# EXAMPLES compiles with warnings as errors (check-examples runs it).
-MAN_PAGES := $(wildcard Documentation/*.[1-8])
 
 # The Debian packages, built, unpacked, checked, compiled against and
 # linted (tools/install/check-deb).
@@ -317,6 +317,10 @@ check-deb:
 	@echo "== the Debian packages"
 	@mkdir -p $(BUILD)
 	@set -o pipefail; tools/install/check-deb | tee $(BUILD)/check-deb.log
+
+# Every page renders without a warning, and the program of wheeltimer(4)'s
+# EXAMPLES compiles with warnings as errors (check-examples runs it).
+MAN_PAGES := $(wildcard Documentation/*.[1-8])
 
 check-man:
 	@tools/deps build man
