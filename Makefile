@@ -2,22 +2,49 @@
 #
 # wheeltimer: everything is driven from here.
 #
-#   make            build wheeltimer.ko against the installed Debian headers
+#   make            build wheeltimer.ko for the running kernel (KDIR= for another)
+#   make deps       install every Debian package the targets below need
 #   make check      every test: userspace, then the selftests in VMs
 #   make demo       load the module in a VM and show it at work
 #   make lint       checkpatch --strict and sparse
 #   make vm CMD=... run a command in a VM with the module loaded
 #
-# Packages this needs are installed from Debian on first use (tools/deps),
-# each announced before it is installed. KDIR= builds against another tree,
-# BUILD= moves the build directory, KVM=1 lets the VM use KVM.
+# `make`, `make install` and `make dkms-install` never install packages:
+# they say what is missing. `make deps` installs what everything needs, and
+# the check and VM targets install what they need on first use (tools/deps),
+# each package announced before it is installed. The VM boots Debian's
+# default kernel for this architecture (tools/vm/kernel-release), and the
+# check and VM targets build the module against its headers, in
+# $(BUILD)/vm-module. BUILD= moves the build directory, KVM=1 lets the VM
+# use KVM.
 
 SHELL	:= /bin/bash
 
-KVER	?= $(shell $(CURDIR)/tools/kver)
-KDIR	?= /usr/src/linux-headers-$(KVER)
+# The one version number is the file VERSION: dkms.conf (stage-source),
+# the module (Kbuild), the library, the packages (debian/rules) and
+# wheelctl --version (its Makefile) all read it there.
+
+# The kernel `make` builds for: the running one, or the tree KDIR= names.
+ifeq ($(origin KDIR),undefined)
+KVER	?= $(shell uname -r)
+KDIR	:= /lib/modules/$(KVER)/build
+else
+# (Debian's headers say the upstream version in kernel.release: the
+# release modules must match is UTS_RELEASE.)
+KVER	?= $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+		 $(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+endif
 BUILD	?= $(CURDIR)/build
 export BUILD
+
+# The kernel the VM boots and the check targets build against, looked up
+# once, when first needed (after tools/deps has installed its headers).
+VM_KVER	?= $(eval VM_KVER := $$(shell $(CURDIR)/tools/vm/kernel-release))$(VM_KVER)
+VM_KDIR	?= /usr/src/linux-headers-$(VM_KVER)
+VM_MOD	:= $(BUILD)/vm-module
+VM_KO	:= $(VM_MOD)/module/wheeltimer.ko
+MODULE_SOURCES := Kbuild VERSION dkms.conf module/Kbuild \
+	$(filter-out %.mod.c,$(wildcard module/*.[ch])) $(wildcard uapi/linux/*.h)
 
 KSRC_TARBALL	:= /usr/src/linux-source-6.1.tar.xz
 KSRC		:= $(BUILD)/ksrc
@@ -32,9 +59,9 @@ KSFT_PROGS	= $(shell $(MAKE) -s --no-print-directory -C selftests/wheeltimer \
 DEBUG_TREE	:= $(BUILD)/debug-kernel/linux
 DEBUG_MOD	:= $(BUILD)/debug-module
 
-.PHONY: all module deps ksrc selftests check check-vm check-vm-debug check-kernels \
+.PHONY: all module vm-module deps ksrc selftests check check-vm check-vm-debug check-kernels \
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
-	wheelctl examples check-examples check-demo check-dkms check-man \
+	wheelctl examples check-examples check-demo check-dkms check-deb check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
 	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz
 
@@ -43,12 +70,25 @@ all: module
 help:
 	@sed -n 's/^#   //p' Makefile
 
+# Everything the targets need, and the headers of the running kernel if
+# Debian has them.
 deps:
-	@tools/deps all
+	@tools/deps all running-headers
 
+# For the running kernel (or KDIR=), in the tree: module/wheeltimer.ko.
 module:
-	@tools/deps build
+	@tools/install/kdir-check "$(KDIR)" "$(KVER)" $(origin KDIR)
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+# For the VM's kernel, from a copy of the sources, warnings being errors:
+# what the check and VM targets load. Rebuilt when a source changes.
+vm-module:
+	@tools/deps build vm-headers
+	@$(MAKE) --no-print-directory -s $(VM_KO)
+
+$(VM_KO): $(MODULE_SOURCES)
+	@echo "  MODULE  for the VM's kernel $(VM_KVER) in $(VM_MOD)"
+	@tools/build-module $(VM_KDIR) $(VM_MOD)
 
 # Kernel source files used at build time, never committed: the checkpatch
 # script and the kselftest framework, from Debian's linux-source-6.1.
@@ -119,7 +159,7 @@ bench-core:
 # The benchmark (tools/bench): wheeltimer against timerfd and io_uring in
 # one VM boot; tables on the console and in build/bench/results.txt, CSVs
 # in build/bench/. QUICK=1 is the smoke run of seconds that check runs.
-bench: module
+bench: vm-module
 	@tools/deps build vm bench
 	@tools/bench/run $(if $(filter 1,$(QUICK)),--quick)
 
@@ -127,7 +167,7 @@ bench-plot:
 	@tools/deps bench
 	@tools/bench/plot
 
-check-bench: module
+check-bench: vm-module
 	@tools/deps build vm bench
 	@set -o pipefail; tools/bench/run --quick | tee $(BUILD)/check-bench.log
 
@@ -154,8 +194,8 @@ VM_SELFTESTS = --add selftests/kselftest:/selftests/kselftest \
 	--add tools/vm/ksft-run:/bin/ksft-run \
 	-- /bin/ksft-run $(KSFT_PROGS)
 
-check-vm: module selftests
-	@echo "== selftests on Debian's kernel $(KVER)"
+check-vm: vm-module selftests
+	@echo "== selftests on Debian's kernel $(VM_KVER)"
 	@set -o pipefail; $(VM) $(VM_SELFTESTS) | tee $(BUILD)/check-vm.log
 
 # The debug kernel (KASAN, lockdep, kmemleak, UBSAN, failslab) is built once
@@ -209,7 +249,7 @@ check:
 	fi; \
 	for run in check-wheel check-wheel-fuzz check-vm check-vm-debug \
 		check-kernels check-fuzz check-examples check-demo check-bench \
-		check-dkms check-man; do \
+		check-dkms check-deb check-man; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
@@ -217,8 +257,8 @@ check:
 	tools/ksft-summary $(BUILD)/check-*.log || status=1; \
 	exit $$status
 
+# Built by `make install` too, so it installs nothing (gcc and libc6-dev).
 wheelctl:
-	@tools/deps build
 	@$(MAKE) --no-print-directory -C tools/wheelctl
 
 examples:
@@ -229,13 +269,13 @@ DEMO_VM = --add $(BUILD)/demo/demo:/bin/wheeltimer-demo \
 	--add $(BUILD)/wheelctl/wheelctl:/bin/wheelctl \
 	--add tools/demo/demo.sh:/bin/demo -- /bin/demo
 
-demo: module wheelctl
+demo: vm-module wheelctl
 	@$(MAKE) --no-print-directory -C tools/demo
 	@$(VM) $(DEMO_VM)
 
 # The demo fails if a timeout fired early, was lost or came twice: make
 # check runs it too, so that the README's first command cannot rot.
-check-demo: module wheelctl
+check-demo: vm-module wheelctl
 	@$(MAKE) --no-print-directory -C tools/demo
 	@echo "== the demo in the VM"
 	@echo "# unit: demo" >$(BUILD)/check-demo.log
@@ -243,44 +283,78 @@ check-demo: module wheelctl
 	then echo "ok 1 demo" >>$(BUILD)/check-demo.log; \
 	else echo "not ok 1 demo" >>$(BUILD)/check-demo.log; exit 1; fi
 
-check-examples: module wheelctl examples
+# The examples, the program of wheeltimer(4) and wheelctl's test in one
+# boot; then, on the host, the JSON wheelctl printed there is parsed.
+check-examples: vm-module wheelctl examples $(BUILD)/examples/runas
+	@tools/deps json
+	@$(MAKE) --no-print-directory -C tools/examples manpage
 	@echo "== examples and wheelctl in the VM"
 	@set -o pipefail; $(VM) --add $(BUILD)/examples:/examples \
 		--add $(BUILD)/wheelctl/wheelctl:/bin/wheelctl \
+		--add $(BUILD)/examples/runas:/bin/runas \
 		--add tools/wheelctl/test-wheelctl:/examples/wheelctl \
+		--add tools/examples/manpage:/examples/manpage \
 		--add tools/examples/run-examples:/bin/run-examples \
 		-- /bin/run-examples | tee $(BUILD)/check-examples.log
+	@set -o pipefail; tools/wheelctl/check-json $(BUILD)/check-examples.log | \
+		tee $(BUILD)/check-wheelctl-json.log
+
+# test-wheelctl runs ls as another user with it.
+$(BUILD)/examples/runas: tools/fuzz/runas.c
+	@mkdir -p $(@D)
+	@gcc -O2 -Wall -static -o $@ $<
 
 check-dkms:
-	@tools/deps build install
-	@echo "== dkms build against the installed headers"
+	@tools/deps build vm-headers install
+	@echo "== dkms build against the VM kernel's headers"
 	@mkdir -p $(BUILD)
 	@set -o pipefail; tools/install/dkms-check | tee $(BUILD)/check-dkms.log
 
-check-man:
-	@tools/deps man
-	@echo "== the manual page"
+# The Debian packages, built, unpacked, checked, compiled against and
+# linted (tools/install/check-deb).
+check-deb:
+	@tools/deps build deb
+	@echo "== the Debian packages"
 	@mkdir -p $(BUILD)
-	@{ echo "# unit: man"; \
-	  w=$$(groff -ww -man -Tutf8 Documentation/wheeltimer.4 2>&1 >/dev/null); \
-	  if [ $$? = 0 ] && [ -z "$$w" ]; then \
-		echo "ok 1 wheeltimer.4 renders without warnings"; \
-	  else \
+	@set -o pipefail; tools/install/check-deb | tee $(BUILD)/check-deb.log
+
+# Every page renders without a warning, and the program of wheeltimer(4)'s
+# EXAMPLES compiles with warnings as errors (check-examples runs it).
+MAN_PAGES := $(wildcard Documentation/*.[1-8])
+
+check-man:
+	@tools/deps build man
+	@echo "== the manual pages"
+	@mkdir -p $(BUILD)
+	@{ for page in $(MAN_PAGES); do \
+	    echo "# unit: man/$${page##*/}"; \
+	    w=$$(groff -ww -man -Tutf8 $$page 2>&1 >/dev/null); \
+	    if [ $$? = 0 ] && [ -z "$$w" ]; then \
+		echo "ok 1 $$page renders without warnings"; \
+	    else \
 		echo "$$w" | sed 's/^/# /'; \
-		echo "not ok 1 wheeltimer.4 renders without warnings"; \
+		echo "not ok 1 $$page renders without warnings"; \
+	    fi; \
+	  done; \
+	  echo "# unit: man/example"; \
+	  if out=$$($(MAKE) --no-print-directory -C tools/examples manpage 2>&1); then \
+		echo "ok 1 the EXAMPLES program of wheeltimer.4 compiles"; \
+	  else \
+		echo "$$out" | sed 's/^/# /'; \
+		echo "not ok 1 the EXAMPLES program of wheeltimer.4 compiles"; \
 	  fi; } | tee $(BUILD)/check-man.log; \
 	! grep -q '^not ok' $(BUILD)/check-man.log
 
 install: module wheelctl
-	@tools/install/install
+	@KVER=$(KVER) KDIR=$(KDIR) tools/install/install
 
 uninstall:
-	@tools/install/install --uninstall
+	@KVER=$(KVER) KDIR=$(KDIR) tools/install/install --uninstall
 
 dkms-install:
 	@tools/install/dkms-install
 
-vm: module
+vm: vm-module
 	@test -n "$(CMD)" || { echo 'usage: make vm CMD="command in the guest"'; exit 2; }
 	@$(VM) -- sh -c '$(CMD)'
 
@@ -302,14 +376,19 @@ checkpatch: ksrc
 		--show-types --ignore PREFER_DEFINED_ATTRIBUTE_MACRO \
 		-f $(LINT_SHIM_ATTRS)
 
-sparse: 
+# On the VM module's copy of the sources, with the flags it was built with,
+# so that only the checker runs.
+sparse: vm-module
 	@tools/deps build lint
 	@echo "  SPARSE module"
-	@$(MAKE) -s -C $(KDIR) M=$(CURDIR) C=2 W=1 modules 2>&1 | \
+	@$(MAKE) -s -C $(VM_KDIR) M=$(VM_MOD) C=2 W=1 KCFLAGS=-Werror modules 2>&1 | \
 		tee $(BUILD)/sparse.log; \
 	! grep -E 'warning|error' $(BUILD)/sparse.log
 
+# Kbuild's clean needs a kernel tree; without one the same files go by name.
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	@if [ -e $(KDIR)/Makefile ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
+	else rm -f module/*.o module/*.ko module/*.mod module/*.mod.c \
+		module/.*.cmd module/modules.order .*.cmd modules.order Module.symvers; fi
 	rm -rf $(BUILD) selftests/lib.mk selftests/kselftest.h \
 		selftests/kselftest_harness.h selftests/kselftest

@@ -29,10 +29,16 @@
 #include <linux/wheeltimer.h>
 
 #include "wt_fdinfo.h"
+#include "json.h"
+#include "parse.h"
+#include "top.h"
 
 #define WT_DEVICE	"/dev/wheeltimer"
+/* The project's version, from the file VERSION (the Makefile passes it). */
+#ifndef WT_VERSION
+#error "WT_VERSION is not defined: build with tools/wheelctl/Makefile"
+#endif
 #define NSEC_PER_SEC	1000000000ULL
-#define KTIME_MAX_NS	((__u64)INT64_MAX)
 #define SCRIPT_ARGS	64
 
 /* Exit statuses: an operation failed, or the command line was wrong. */
@@ -65,63 +71,12 @@ struct ctl {
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* Whether the JSON object being printed has no member yet. */
-static bool json_first;
-
-static void json_str(const char *key, const char *v);
-
-static void json_begin(const char *key, const char *value)
-{
-	putchar('{');
-	json_first = true;
-	json_str(key, value);
-}
-
-static void json_key(const char *key)
-{
-	printf("%s\"%s\":", json_first ? "" : ",", key);
-	json_first = false;
-}
-
-static void json_u64(const char *key, __u64 v)
-{
-	json_key(key);
-	printf("%llu", v);
-}
-
-/* A string, escaped: error messages quote what the user typed. */
-static void json_str(const char *key, const char *v)
-{
-	json_key(key);
-	putchar('"');
-	for (; *v; v++) {
-		unsigned char ch = (unsigned char)*v;
-
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
-	}
-	putchar('"');
-}
-
-static void json_bool(const char *key, bool v)
-{
-	json_key(key);
-	fputs(v ? "true" : "false", stdout);
-}
-
-static void json_end(void)
-{
-	puts("}");
-}
-
 static void print_help(FILE *f)
 {
 	fputs("usage: wheelctl [-j] [-d DEVICE | --fd N] COMMAND [ARGS] [-- COMMAND [ARGS]]...\n"
 	      "       wheelctl [-j] [-d DEVICE | --fd N] -f SCRIPT   (one command per line; - is stdin)\n"
+	      "       wheelctl [-j] ls | top [--interval D] [--count N]\n"
+	      "       wheelctl [-j] --version\n"
 	      "\n"
 	      "Opens /dev/wheeltimer once and runs the commands in order on that one file:\n"
 	      "its timeouts live as long as the file stays open, so a timeout added by one\n"
@@ -151,12 +106,20 @@ static void print_help(FILE *f)
 	      "  api                print the interface version and features\n"
 	      "  sleep D            pause (between other commands)\n"
 	      "\n"
+	      "Every open wheeltimer file on the machine (alone, without a device):\n"
+	      "  ls                 pid, command, fd, pending, ready, fired, hrtimer programs\n"
+	      "  top [--interval D] [--count N]\n"
+	      "        the same with fired/s and hrtimer programs/s over D (default 1s),\n"
+	      "        N times (default 1; 0: until interrupted). Without root, only the\n"
+	      "        files of this user's processes\n"
+	      "\n"
 	      "Options:\n"
 	      "  -d, --device PATH  open PATH instead of /dev/wheeltimer\n"
 	      "      --fd N         use the open descriptor N instead of opening a device\n"
 	      "  -f, --file SCRIPT  read commands from SCRIPT, one per line, # comments\n"
 	      "  -j, --json         print one JSON object per line (errors too, on stdout)\n"
 	      "  -h, --help         this text\n"
+	      "  -V, --version      print wheelctl's version, and the loaded module's\n"
 	      "\n"
 	      "TIME and durations are numbers with a unit: ns, us, ms, s, m or h (1.5s,\n"
 	      "250us); a bare number is nanoseconds. An absolute TIME is on the file's\n"
@@ -221,12 +184,8 @@ static int fail(struct ctl *c, const char *what, int err, const char *msg)
 		fprintf(stderr, "wheelctl: line %u: %s: %s\n", c->where, what, msg);
 	else
 		fprintf(stderr, "wheelctl: %s: %s\n", what, msg);
-	if (c->json) {
-		json_begin("error", err ? errno_name(err) : "usage");
-		json_str("what", what);
-		json_str("message", msg);
-		json_end();
-	}
+	if (c->json)
+		json_error(err ? errno_name(err) : "usage", what, msg);
 	return EXIT_FAILED;
 }
 
@@ -235,59 +194,6 @@ static int usage_error(struct ctl *c, const char *cmd, const char *msg)
 	fail(c, cmd, 0, msg);
 	fprintf(stderr, "wheelctl: try 'wheelctl --help'\n");
 	return EXIT_USAGE;
-}
-
-/*
- * A duration or time: digits, an optional fraction, an optional unit. Fails
- * on anything else and on values beyond KTIME_MAX.
- */
-static int parse_time(const char *s, __u64 *out)
-{
-	static const struct {
-		const char *name;
-		__u64 ns;
-	} units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		{ "s", NSEC_PER_SEC }, { "m", 60 * NSEC_PER_SEC },
-		{ "h", 3600 * NSEC_PER_SEC }, { "", 1 },
-	};
-	__u64 whole = 0, frac = 0, scale = 1, mult = 0;
-	const char *p = s;
-	size_t i;
-
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		__u64 digit = (__u64)(*p - '0');
-
-		if (whole > (KTIME_MAX_NS - digit) / 10)
-			return -1;
-		whole = whole * 10 + digit;
-	}
-	if (*p == '.') {
-		for (p++; *p >= '0' && *p <= '9'; p++) {
-			if (scale < NSEC_PER_SEC) {
-				frac = frac * 10 + (__u64)(*p - '0');
-				scale *= 10;
-			}
-		}
-	}
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		if (!strcmp(p, units[i].name)) {
-			mult = units[i].ns;
-			break;
-		}
-	}
-	if (!mult)
-		return -1;
-	if (whole > KTIME_MAX_NS / mult)
-		return -1;
-	whole *= mult;
-	frac = frac * mult / scale;
-	if (frac > KTIME_MAX_NS - whole)
-		return -1;
-	*out = whole + frac;
-	return 0;
 }
 
 static int parse_u64(const char *s, __u64 *out)
@@ -961,7 +867,6 @@ static int cmd_advance(struct ctl *c, int argc, char **argv)
 static int cmd_fdinfo(struct ctl *c, int argc, char **argv)
 {
 	char path[64], line[512];
-	bool first = true;
 	FILE *f;
 
 	(void)argv;
@@ -974,7 +879,7 @@ static int cmd_fdinfo(struct ctl *c, int argc, char **argv)
 	if (c->json)
 		json_begin("cmd", "fdinfo");
 	while (fgets(line, sizeof(line), f)) {
-		char *colon, *val, *tok;
+		char *colon, *val;
 
 		if (!c->json) {
 			fputs(line, stdout);
@@ -986,26 +891,10 @@ static int cmd_fdinfo(struct ctl *c, int argc, char **argv)
 			continue;
 		*colon = '\0';
 		val = colon + 1 + strspn(colon + 1, " \t");
-		if (strchr(val, '\t')) {
-			/* A list of numbers, as slots_occupied is. */
-			printf(",\"%s\":[", line);
-			first = true;
-			for (tok = strtok(val, "\t"); tok; tok = strtok(NULL, "\t")) {
-				printf("%s%s", first ? "" : ",", tok);
-				first = false;
-			}
-			putchar(']');
-		} else if (strspn(val, "0123456789") == strlen(val) && *val &&
-			   (val[0] != '0' || !val[1])) {
-			printf(",\"%s\":%s", line, val);
-		} else if (!strcmp(val, "-")) {
-			printf(",\"%s\":null", line);
-		} else {
-			printf(",\"%s\":\"%s\"", line, val);
-		}
+		json_fdinfo_value(line, val);
 	}
 	if (c->json)
-		puts("}");
+		json_end();
 	fclose(f);
 	return 0;
 }
@@ -1102,6 +991,41 @@ static int run_command(struct ctl *c, int argc, char **argv)
 	return ret;
 }
 
+/*
+ * wheelctl's version, the interface it was built for and the loaded
+ * module's version (from sysfs: MODULE_VERSION), without opening the device.
+ */
+static int print_version(bool json)
+{
+	char module[64] = "";
+	bool loaded = !access("/sys/module/wheeltimer", F_OK);
+	FILE *f = fopen("/sys/module/wheeltimer/version", "re");
+
+	if (f) {
+		if (!fgets(module, sizeof(module), f))
+			module[0] = '\0';
+		module[strcspn(module, "\n")] = '\0';
+		fclose(f);
+	}
+	if (json) {
+		json_begin("wheelctl", WT_VERSION);
+		json_u64("api", WT_API_VERSION);
+		json_bool("module_loaded", loaded);
+		if (module[0])
+			json_str("module", module);
+		else
+			json_null("module");
+		json_end();
+		return 0;
+	}
+	printf("wheelctl %s (interface %llu)\n", WT_VERSION, WT_API_VERSION);
+	if (module[0])
+		printf("module %s\n", module);
+	else
+		printf("module %s\n", loaded ? "loaded, without a version" : "not loaded");
+	return 0;
+}
+
 /* Command names are checked before the device is opened. */
 static int check_args(struct ctl *c, int argc, char **argv)
 {
@@ -1113,6 +1037,8 @@ static int check_args(struct ctl *c, int argc, char **argv)
 			first = true;
 			continue;
 		}
+		if (first && wt_ps_command(argv[i]))
+			return usage_error(c, argv[i], "runs alone, not with other commands");
 		if (first && find_command(argv[i]) < 0)
 			return usage_error(c, argv[i], "unknown command");
 		first = false;
@@ -1186,15 +1112,17 @@ int main(int argc, char **argv)
 		{ "file", required_argument, NULL, 'f' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ctl c = { .fd = -1 };
+	bool version = false;
 	const char *device = WT_DEVICE, *script = NULL;
 	__u64 fdnum;
 	int o, ret;
 
 	/* "+": stop at the first command, whose options are its own. */
-	while ((o = getopt_long(argc, argv, "+d:f:jh", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, "+d:f:jhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'd':
 			device = optarg;
@@ -1213,13 +1141,20 @@ int main(int argc, char **argv)
 		case 'h':
 			print_help(stdout);
 			return 0;
+		case 'V':
+			version = true;
+			break;
 		default:
 			print_help(stderr);
 			return EXIT_USAGE;
 		}
 	}
+	if (version)
+		return print_version(c.json);
 	if (optind < argc && !strcmp(argv[optind], "--"))
 		optind++;
+	if (!script && optind < argc && wt_ps_command(argv[optind]))
+		return wt_ps_run(argc - optind, argv + optind, c.json);
 	if (!script && optind == argc) {
 		print_help(stderr);
 		return EXIT_USAGE;
@@ -1239,6 +1174,8 @@ int main(int argc, char **argv)
 
 			return fail(&c, device, err, err == ENOENT ?
 				    "no such device (is the wheeltimer module loaded?)" :
+				    err == ENODEV ?
+				    "the module could not be loaded (modprobe wheeltimer)" :
 				    strerror(err));
 		}
 	}
