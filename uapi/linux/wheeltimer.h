@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
 /*
  * wheeltimer - many timeouts per file descriptor, kept in a tickless
  * hierarchical timing wheel behind /dev/wheeltimer
