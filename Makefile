@@ -363,18 +363,25 @@ lint: checkpatch sparse
 # The wheel tests' stand-in for <linux/compiler.h> defines the very
 # attribute macros checkpatch asks for, so it is checked without that rule.
 LINT_SHIM_ATTRS = tools/testing/wheel/include/linux/compiler.h
-LINT_SOURCES = $(filter-out %.mod.c $(LINT_SHIM_ATTRS),$(wildcard \
+# The tracepoints are laid out as the kernel's own TRACE_EVENT headers are,
+# which checkpatch only exempts from two layout rules under
+# include/trace/events/; here the exemption is said.
+LINT_TRACE = module/trace.h
+LINT_SOURCES = $(filter-out %.mod.c $(LINT_SHIM_ATTRS) $(LINT_TRACE),$(wildcard \
 		 module/*.c module/*.h uapi/linux/*.h \
 		 tools/*/*.[ch] tools/*/*/*.[ch] tools/*/*/*/*.[ch] \
 		 tools/*/*/*/*/*.[ch] selftests/wheeltimer/*.[ch]))
 
 checkpatch: ksrc
-	@echo "  CHECKPATCH --strict $(words $(LINT_SOURCES) $(LINT_SHIM_ATTRS)) files"
+	@echo "  CHECKPATCH --strict $(words $(LINT_SOURCES) $(LINT_SHIM_ATTRS) $(LINT_TRACE)) files"
 	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
 		--show-types -f $(LINT_SOURCES)
 	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
 		--show-types --ignore PREFER_DEFINED_ATTRIBUTE_MACRO \
 		-f $(LINT_SHIM_ATTRS)
+	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
+		--show-types --ignore PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE \
+		-f $(LINT_TRACE)
 
 # On the VM module's copy of the sources, with the flags it was built with,
 # so that only the checker runs.

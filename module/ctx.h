@@ -26,7 +26,7 @@
  *
  * ctx->mutex serializes everything userspace does to the file: it protects
  * the wheel, the store, the ready list, the configuration, the virtual
- * clock, the hrtimer's programming and the counters in @stats. All the
+ * clock, the hrtimer's programming and the @counters. All the
  * work whose size a user controls (operations, collecting what is due,
  * ADVANCE, read()) runs under it, in process context, charged to the
  * caller, in slices that reschedule and stop on a fatal signal. poll() and
@@ -76,7 +76,8 @@ struct wt_user;
 #define WT_COLLECT_ALL		U64_MAX
 
 /**
- * struct wt_stats - what happened in a context, as fdinfo prints it
+ * struct wt_counters - what happened in a context, as fdinfo and
+ *	WT_IOC_STATS show it
  * @added: timeouts added
  * @modified: successful MODIFY operations
  * @fired: records queued (periodic timeouts once per period)
@@ -88,7 +89,7 @@ struct wt_user;
  * @rewinds: times the wheel's clock was set back because the file's clock
  *	had stepped back
  */
-struct wt_stats {
+struct wt_counters {
 	u64 added;
 	u64 modified;
 	u64 fired;
@@ -101,12 +102,12 @@ struct wt_stats {
 };
 
 /*
- * Add @n to counter @field of @ctx's stats; caller holds the mutex, and
+ * Add @n to counter @field of @ctx's counters; caller holds the mutex, and
  * fdinfo may read the counter at any time.
  */
 #define wt_count(ctx, field, n)						\
 	do {								\
-		u64 *__counter = &(ctx)->stats.field;			\
+		u64 *__counter = &(ctx)->counters.field;			\
 									\
 		WRITE_ONCE(*__counter, *__counter + (n));		\
 	} while (0)
@@ -145,7 +146,9 @@ struct wt_stats {
  * @user: what the opener's user holds, across all its files
  * @store: the timeouts; @store.nr_live of them hold an id (queued, ready
  *	or being read)
- * @stats: event counters, for fdinfo
+ * @counters: event counters, for fdinfo and WT_IOC_STATS
+ * @context_id: the file's number in fdinfo and the tracepoints, unique
+ *	while the module is loaded
  * @taken: the timeouts whose records read() is copying out, and the
  *	deadline each goes on with
  * @scratch: room for read()'s records or for a chunk of operations
@@ -181,7 +184,8 @@ struct wt_ctx {
 	bool privileged;
 	struct wt_user *user;
 	struct wt_store store;
-	struct wt_stats stats;
+	struct wt_counters counters;
+	u64 context_id;
 	struct {
 		struct wt_timer *timer;
 		u64 next;
@@ -253,8 +257,10 @@ long wt_ioctl_get_config(struct wt_ctx *ctx, void __user *uarg);
 long wt_ioctl_advance(struct wt_ctx *ctx, void __user *uarg);
 long wt_ioctl_set_eventfd(struct wt_ctx *ctx, void __user *uarg);
 long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg);
+long wt_ioctl_stats(struct wt_ctx *ctx, void __user *uarg, size_t usize);
 
 /* fdinfo.c */
+void wt_stats_fill(struct wt_ctx *ctx, struct wt_stats *st);
 #ifdef CONFIG_PROC_FS
 struct seq_file;
 void wt_show_fdinfo(struct seq_file *m, struct file *file);

@@ -58,7 +58,7 @@
  * whose tick lies between the reading and the wheel's clock would be taken
  * for due and fire early. So whenever the reading is behind the wheel's
  * clock, wheel_rewind() sets the wheel's clock back to it, in O(1) (see
- * wheel.c), before anything is added or collected; ctx->stats.rewinds
+ * wheel.c), before anything is added or collected; ctx->counters.rewinds
  * counts it.
  *
  * Virtual clock. With WT_CONFIG_VIRTUAL the hrtimer is never armed and
@@ -81,6 +81,7 @@
 
 #include "compat.h"
 #include "ctx.h"
+#include "trace.h"
 
 /* Entries taken off the wheel between two chances to reschedule. */
 #define WT_COLLECT_SLICE	256
@@ -213,9 +214,12 @@ u64 wt_due_tick(struct wt_ctx *ctx)
 
 static void wt_arm(struct wt_ctx *ctx, u64 tick)
 {
+	ktime_t expires = wt_tick_to_host(ctx, tick);
+
 	ctx->armed = tick;
 	wt_count(ctx, programs, 1);
-	hrtimer_start(&ctx->timer, wt_tick_to_host(ctx, tick), WT_HRTIMER_MODE);
+	trace_hrtimer_program(ctx->context_id, tick, expires);
+	hrtimer_start(&ctx->timer, expires, WT_HRTIMER_MODE);
 }
 
 /*
@@ -261,6 +265,7 @@ static unsigned int __wt_expire(struct wt_ctx *ctx, u64 now, u64 nowtick,
 		t->state = WT_TIMER_READY;
 		t->ready.fired_at = now;
 		wt_ready_append(ctx, t);
+		trace_expire(ctx->context_id, wt_timer_id(t), t->deadline, now);
 		n++;
 	}
 	wt_count(ctx, fired, n);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fdinfo.c - what /proc/PID/fdinfo/FD shows of a wheeltimer file
+ * fdinfo.c - a wheeltimer file's counters, in text for /proc/PID/fdinfo
+ * and in binary for WT_IOC_STATS
  *
- * One "key:\tvalue" line per item, the keys listed in wheeltimer(4). It
- * takes no lock that userspace can hold: anyone who may read the fdinfo
- * (wheelctl ls, an administrator) must not be stalled by a file whose
- * owner keeps it busy. So it reads a snapshot of the counters with
+ * One "key:\tvalue" line per item, the keys listed in wheeltimer(4) and
+ * stable. fdinfo takes no lock that userspace can hold: anyone who may
+ * read it (wheelctl ls, an administrator) must not be stalled by a file
+ * whose owner keeps it busy. So it reads a snapshot of the counters with
  * READ_ONCE(), consistent field by field rather than as a whole, and the
- * configuration, which only changes in an empty file.
+ * configuration, which only changes in an empty file. WT_IOC_STATS fills
+ * in the same snapshot, under the mutex, so that it is consistent.
  */
 #include <linux/bitops.h>
 #include <linux/fs.h>
@@ -18,54 +20,84 @@
 #include "ctx.h"
 #include "user.h"
 
+/* The counters of @ctx, as WT_IOC_STATS returns them; @size is not set. */
+void wt_stats_fill(struct wt_ctx *ctx, struct wt_stats *st)
+{
+	const struct wt_counters *c = &ctx->counters;
+
+	memset(st, 0, sizeof(*st));
+	st->context_id = ctx->context_id;
+	st->live = READ_ONCE(ctx->store.nr_live);
+	st->pending = READ_ONCE(ctx->wheel.count);
+	st->ready = READ_ONCE(ctx->nr_ready);
+	st->added = READ_ONCE(c->added);
+	st->modified = READ_ONCE(c->modified);
+	st->fired = READ_ONCE(c->fired);
+	st->delivered = READ_ONCE(c->delivered);
+	st->cancelled = READ_ONCE(c->cancelled);
+	st->withdrawn = READ_ONCE(c->withdrawn);
+	st->overruns = READ_ONCE(c->overruns);
+	st->hrtimer_programs = READ_ONCE(c->programs);
+	spin_lock_irq(&ctx->wqh.lock);
+	st->hrtimer_expiries = ctx->expiries;
+	spin_unlock_irq(&ctx->wqh.lock);
+	st->rewinds = READ_ONCE(c->rewinds);
+	st->timer_blocks = READ_ONCE(ctx->store.nr_blocks);
+	st->user_timeouts = wt_user_bytes(ctx->user) / PAGE_SIZE *
+			    WT_BLOCK_TIMERS;
+}
+
+#ifdef CONFIG_PROC_FS
 #define WT_SHOW(m, key, val) \
 	seq_printf(m, "%s:\t%llu\n", key, (unsigned long long)(val))
 
 void wt_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct wt_ctx *ctx = file->private_data;
-	u64 armed, expiries;
+	struct wt_stats st;
 	unsigned int l;
 	bool eventfd;
+	u64 armed;
 
+	wt_stats_fill(ctx, &st);
 	spin_lock_irq(&ctx->wqh.lock);
-	expiries = ctx->expiries;
 	eventfd = ctx->eventfd;
 	spin_unlock_irq(&ctx->wqh.lock);
 
+	WT_SHOW(m, "context_id", st.context_id);
 	seq_printf(m, "clockid:\t%d\n", ctx->clockid);
 	seq_printf(m, "virtual:\t%d\n", wt_is_virtual(ctx));
 	WT_SHOW(m, "resolution_ns", ctx->resolution);
 	WT_SHOW(m, "max_pending", ctx->max_pending);
 	WT_SHOW(m, "now_ns", wt_now(ctx));
 	WT_SHOW(m, "clk", READ_ONCE(ctx->wheel.clk));
-	WT_SHOW(m, "live", READ_ONCE(ctx->store.nr_live));
-	WT_SHOW(m, "pending", READ_ONCE(ctx->wheel.count));
+	WT_SHOW(m, "live", st.live);
+	WT_SHOW(m, "pending", st.pending);
 	seq_puts(m, "slots_occupied:");
 	for (l = 0; l < WHEEL_LEVELS; l++)
 		seq_printf(m, "\t%u",
 			   (unsigned int)hweight64(READ_ONCE(ctx->wheel.occupied[l])));
 	seq_putc(m, '\n');
-	WT_SHOW(m, "ready", READ_ONCE(ctx->nr_ready));
-	WT_SHOW(m, "added", READ_ONCE(ctx->stats.added));
-	WT_SHOW(m, "modified", READ_ONCE(ctx->stats.modified));
-	WT_SHOW(m, "fired", READ_ONCE(ctx->stats.fired));
-	WT_SHOW(m, "delivered", READ_ONCE(ctx->stats.delivered));
-	WT_SHOW(m, "cancelled", READ_ONCE(ctx->stats.cancelled));
-	WT_SHOW(m, "withdrawn", READ_ONCE(ctx->stats.withdrawn));
-	WT_SHOW(m, "overruns", READ_ONCE(ctx->stats.overruns));
-	WT_SHOW(m, "hrtimer_programs", READ_ONCE(ctx->stats.programs));
-	WT_SHOW(m, "hrtimer_expiries", expiries);
+	WT_SHOW(m, "ready", st.ready);
+	WT_SHOW(m, "added", st.added);
+	WT_SHOW(m, "modified", st.modified);
+	WT_SHOW(m, "fired", st.fired);
+	WT_SHOW(m, "delivered", st.delivered);
+	WT_SHOW(m, "cancelled", st.cancelled);
+	WT_SHOW(m, "withdrawn", st.withdrawn);
+	WT_SHOW(m, "overruns", st.overruns);
+	WT_SHOW(m, "hrtimer_programs", st.hrtimer_programs);
+	WT_SHOW(m, "hrtimer_expiries", st.hrtimer_expiries);
 	/* Once it has expired, it is armed for nothing until re-armed. */
 	armed = READ_ONCE(ctx->armed);
 	if (armed == WT_UNARMED || !hrtimer_is_queued(&ctx->timer))
 		seq_puts(m, "hrtimer_armed_tick:\t-\n");
 	else
 		WT_SHOW(m, "hrtimer_armed_tick", armed);
-	WT_SHOW(m, "rewinds", READ_ONCE(ctx->stats.rewinds));
-	WT_SHOW(m, "timer_blocks", READ_ONCE(ctx->store.nr_blocks));
+	WT_SHOW(m, "rewinds", st.rewinds);
+	WT_SHOW(m, "timer_blocks", st.timer_blocks);
 	WT_SHOW(m, "timers_per_block", WT_BLOCK_TIMERS);
-	WT_SHOW(m, "user_timeouts",
-		wt_user_bytes(ctx->user) / PAGE_SIZE * WT_BLOCK_TIMERS);
+	WT_SHOW(m, "user_timeouts", st.user_timeouts);
 	seq_printf(m, "eventfd:\t%d\n", eventfd);
 }
+#endif

@@ -27,6 +27,9 @@
 #include "ctx.h"
 #include "user.h"
 
+/* Numbers the contexts, for fdinfo and the tracepoints. */
+static atomic64_t wt_contexts = ATOMIC64_INIT(0);
+
 int wt_lock(struct wt_ctx *ctx)
 {
 	/* Nothing has happened yet, so the call can be restarted. */
@@ -127,6 +130,10 @@ static long wt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct wt_ctx *ctx = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
+	/* A struct that grows: its size is the caller's, in the number. */
+	if (_IOC_TYPE(cmd) == WT_IOC_MAGIC && _IOC_NR(cmd) == _WT_IOC_STATS &&
+	    _IOC_DIR(cmd) == _IOC_READ)
+		return wt_ioctl_stats(ctx, uarg, _IOC_SIZE(cmd));
 	switch (cmd) {
 	case WT_IOC_API:
 		return wt_ioctl_api(uarg);
@@ -181,6 +188,7 @@ static int wt_open(struct inode *inode, struct file *file)
 	mutex_init(&ctx->mutex);
 	atomic_set(&ctx->missed, 0);
 	INIT_LIST_HEAD(&ctx->ready);
+	ctx->context_id = atomic64_inc_return(&wt_contexts);
 	wt_drive_init(ctx);
 	mutex_lock(&ctx->mutex);
 	wt_configure(ctx, &cfg);

@@ -2,7 +2,7 @@
 /*
  * ioctl.c - the ioctls of a wheeltimer file other than the operations on
  * timeouts (ops.c): the API handshake, the configuration, the virtual
- * clock's ADVANCE, the eventfd and QUERY
+ * clock's ADVANCE, the eventfd, QUERY and STATS
  *
  * Each checks all of its argument before it changes anything, so that a
  * call that fails changes nothing.
@@ -26,7 +26,7 @@
 				 BIT_ULL(_WT_IOC_MODIFY) | BIT_ULL(_WT_IOC_BATCH) | \
 				 BIT_ULL(_WT_IOC_ADVANCE) | \
 				 BIT_ULL(_WT_IOC_SET_EVENTFD) | \
-				 BIT_ULL(_WT_IOC_QUERY))
+				 BIT_ULL(_WT_IOC_QUERY) | BIT_ULL(_WT_IOC_STATS))
 
 long wt_ioctl_api(void __user *uarg)
 {
@@ -213,4 +213,29 @@ long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg)
 	q.period = t->kind == WT_KIND_ONESHOT ? 0 : wt_timer_period(t)->period;
 	wt_unlock(ctx);
 	return copy_to_user(uarg, &q, sizeof(q)) ? -EFAULT : 0;
+}
+
+/*
+ * WT_IOC_STATS with a struct of @usize bytes, the size of the caller's
+ * struct wt_stats: as much as both know is copied, the rest of the
+ * caller's is zeroed.
+ */
+long wt_ioctl_stats(struct wt_ctx *ctx, void __user *uarg, size_t usize)
+{
+	struct wt_stats st;
+	size_t n = min(usize, sizeof(st));
+	long ret;
+
+	if (usize < sizeof(st.size) || usize % sizeof(__u64))
+		return -EINVAL;
+	ret = wt_lock(ctx);
+	if (ret)
+		return ret;
+	wt_stats_fill(ctx, &st);
+	wt_unlock(ctx);
+	st.size = n;
+	if (copy_to_user(uarg, &st, n) ||
+	    (usize > n && clear_user(uarg + n, usize - n)))
+		return -EFAULT;
+	return 0;
 }

@@ -27,6 +27,9 @@
 #include "ctx.h"
 #include "store.h"
 
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
 /* No file may hold more timeouts than there are indices (u32, from 1). */
 #define WT_PENDING_CEILING	((unsigned long)U32_MAX - PAGE_SIZE)
 /* Keep a user's limit in bytes within a long. */
@@ -93,8 +96,17 @@ unsigned long wt_user_limit_bytes(void)
 	       PAGE_SIZE;
 }
 
+/*
+ * A fixed minor, so that depmod can record the node in modules.devname and
+ * the system create it before the module is loaded; opening it then loads
+ * the module, as for /dev/fuse. Documentation/admin-guide/devices.txt keeps
+ * misc minors 243 to 254 for local use: this module, being out of tree,
+ * takes one of those.
+ */
+#define WHEELTIMER_MINOR	250
+
 static struct miscdevice wheeltimer_misc = {
-	.minor		= MISC_DYNAMIC_MINOR,
+	.minor		= WHEELTIMER_MINOR,
 	.name		= "wheeltimer",
 	.fops		= &wt_fops,
 	/* Meant for unprivileged programs, as timerfd is. */
@@ -120,8 +132,12 @@ static int __init wheeltimer_init(void)
 	if (ret)
 		return ret;
 	ret = misc_register(&wheeltimer_misc);
-	if (ret)
+	if (ret) {
+		if (ret == -EBUSY)
+			pr_err("misc minor %d is taken by another driver\n",
+			       WHEELTIMER_MINOR);
 		wt_store_destroy_caches();
+	}
 	return ret;
 }
 
@@ -136,3 +152,9 @@ module_exit(wheeltimer_exit);
 
 MODULE_DESCRIPTION("Tickless hierarchical timing wheel behind /dev/wheeltimer");
 MODULE_LICENSE("GPL");
+#ifdef WT_VERSION
+MODULE_VERSION(WT_VERSION);
+#endif
+/* The first open() of the node made from modules.devname loads it. */
+MODULE_ALIAS_MISCDEV(WHEELTIMER_MINOR);
+MODULE_ALIAS("devname:wheeltimer");

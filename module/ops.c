@@ -21,6 +21,7 @@
 #include <linux/uaccess.h>
 
 #include "ctx.h"
+#include "trace.h"
 #include "user.h"
 
 #define WT_ADD_FLAGS		(WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY)
@@ -98,6 +99,7 @@ static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op, u64 now)
 	wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
 	wt_count(ctx, added, 1);
 	op->id = wt_timer_id(t);
+	trace_add(ctx->context_id, op->id, deadline, op->period, op->cookie);
 	return WT_STATUS_ADDED;
 }
 
@@ -142,6 +144,7 @@ static int wt_op_cancel(struct wt_ctx *ctx, struct wt_op *op, u64 due)
 	status = wt_unlink(ctx, t, due);
 	if (status == WT_STATUS_PENDING)
 		wt_count(ctx, cancelled, 1);
+	trace_cancel(ctx->context_id, op->id, status);
 	wt_store_put(&ctx->store, t);
 	return status;
 }
@@ -170,6 +173,7 @@ static int wt_op_modify(struct wt_ctx *ctx, struct wt_op *op, u64 now,
 		wt_timer_period(t)->slack = op->slack;
 	wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
 	wt_count(ctx, modified, 1);
+	trace_modify(ctx->context_id, op->id, deadline, status);
 	return status;
 }
 

@@ -22,6 +22,7 @@
 #include <linux/uio.h>
 
 #include "ctx.h"
+#include "trace.h"
 
 void wt_ready_append(struct wt_ctx *ctx, struct wt_timer *t)
 {
@@ -126,6 +127,8 @@ ssize_t wt_read_records(struct wt_ctx *ctx, struct iov_iter *to, bool *fault)
 		wt_ready_del(ctx, t);
 		wt_count(ctx, delivered, 1);
 		wt_count(ctx, overruns, ev[i].overruns);
+		trace_deliver(ctx->context_id, ev[i].id, ev[i].overruns,
+			      ev[i].flags & WT_EVENT_FINAL);
 		if (ev[i].flags & WT_EVENT_FINAL) {
 			wt_store_put(&ctx->store, t);
 			continue;

@@ -98,7 +98,7 @@ TEST_F(wt, api_reports_version_features_and_ioctls)
 	EXPECT_EQ(WT_FEATURE_VIRTUAL_CLOCK | WT_FEATURE_PERIODIC |
 		  WT_FEATURE_SLACK | WT_FEATURE_EVENTFD |
 		  WT_FEATURE_BOOTTIME | WT_FEATURE_REALTIME, api.features);
-	EXPECT_EQ(0x3ffULL, api.ioctls);
+	EXPECT_EQ(0x7ffULL, api.ioctls);
 	EXPECT_EQ(sizeof(struct wt_event), api.event_size);
 	EXPECT_EQ(WT_BATCH_MAX, api.batch_max);
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The device node and the module's lifetime: /dev/wheeltimer is a misc
- * character device anyone may open, each open is a file of its own, and
- * the module cannot be unloaded while a file is open.
+ * character device anyone may open, with a fixed number so that its first
+ * open can load the module; each open is a file of its own, and the module
+ * cannot be unloaded while a file is open.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
@@ -18,6 +20,7 @@
 
 #define DEV_PATH	"/dev/wheeltimer"
 #define MISC_MAJOR	10
+#define WT_MINOR	250	/* fixed, for modules.devname */
 
 TEST(node_is_a_world_accessible_misc_device)
 {
@@ -26,7 +29,24 @@ TEST(node_is_a_world_accessible_misc_device)
 	ASSERT_EQ(0, stat(DEV_PATH, &st)) TH_LOG("%s: %m", DEV_PATH);
 	EXPECT_TRUE(S_ISCHR(st.st_mode));
 	EXPECT_EQ(MISC_MAJOR, major(st.st_rdev));
+	EXPECT_EQ(WT_MINOR, minor(st.st_rdev));
 	EXPECT_EQ(0666, st.st_mode & 07777);
+}
+
+TEST(the_module_says_its_version_and_aliases)
+{
+	char buf[64] = "";
+	ssize_t n;
+	int fd;
+
+	fd = open("/sys/module/wheeltimer/version", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("no MODULE_VERSION: %m");
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	ASSERT_LT(1, n);
+	/* MAJOR.MINOR.PATCH, as the file VERSION gives it */
+	EXPECT_TRUE(buf[0] >= '0' && buf[0] <= '9' && strchr(buf, '.'))
+		TH_LOG("version \"%s\"", buf);
 }
 
 TEST(open_and_close)
@@ -101,6 +121,52 @@ TEST(rmmod_is_refused_while_a_file_is_open)
 	fd = open(DEV_PATH, O_RDWR);
 	ASSERT_LE(0, fd) TH_LOG("open after reload: %m");
 	EXPECT_EQ(0, close(fd));
+}
+
+/*
+ * Opening the node of an unloaded module loads it, as the node that
+ * kmod static-nodes makes from modules.devname at boot would: the kernel
+ * asks modprobe for char-major-10-250, which the module's alias names.
+ * Only on a machine whose module tree this may build (the VM's, empty).
+ */
+TEST(the_first_open_of_the_node_loads_the_module)
+{
+	char dir[128], cmd[512];
+	struct utsname u;
+	struct stat st;
+	int fd;
+
+	if (geteuid() != 0)
+		SKIP(return, "unloading a module needs root");
+	if (access(WT_MODULE_PATH, R_OK))
+		SKIP(return, "no %s to load the module from", WT_MODULE_PATH);
+	ASSERT_EQ(0, uname(&u));
+	snprintf(dir, sizeof(dir), "/lib/modules/%s", u.release);
+	if (!stat(dir, &st))
+		SKIP(return, "%s exists: this test only builds a module tree of its own",
+		     dir);
+	if (system("command -v depmod >/dev/null && command -v modprobe >/dev/null"))
+		SKIP(return, "no depmod and modprobe");
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/extra && cp %s %s/extra/ && depmod %s",
+		 dir, WT_MODULE_PATH, dir, u.release);
+	ASSERT_EQ(0, system(cmd));
+	ASSERT_EQ(0, wt_unload_module()) TH_LOG("rmmod: %m");
+	ASSERT_NE(0, access("/sys/module/wheeltimer", F_OK));
+
+	umask(0);
+	ASSERT_EQ(0, mknod(DEV_PATH, S_IFCHR | 0666,
+			   makedev(MISC_MAJOR, WT_MINOR))) TH_LOG("mknod: %m");
+	fd = open(DEV_PATH, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, fd) TH_LOG("the first open did not load the module: %m");
+	EXPECT_EQ(0, access("/sys/module/wheeltimer", F_OK));
+	EXPECT_EQ(0, wt_add(fd, SEC, NULL));
+	EXPECT_EQ(0, close(fd));
+
+	/* As the tests after this one expect: a node that goes with it. */
+	ASSERT_EQ(0, wt_unload_module()) TH_LOG("rmmod: %m");
+	ASSERT_EQ(0, unlink(DEV_PATH));
+	ASSERT_EQ(0, wt_load_module()) TH_LOG("reloading the module: %m");
 }
 
 TEST_HARNESS_MAIN

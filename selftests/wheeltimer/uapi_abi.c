@@ -95,6 +95,25 @@ AT(wt_event, fired_at, 24);
 AT(wt_event, overruns, 32);
 AT(wt_event, flags, 40);
 
+SIZE(wt_stats, 136);
+AT(wt_stats, size, 0);
+AT(wt_stats, context_id, 8);
+AT(wt_stats, live, 16);
+AT(wt_stats, pending, 24);
+AT(wt_stats, ready, 32);
+AT(wt_stats, added, 40);
+AT(wt_stats, modified, 48);
+AT(wt_stats, fired, 56);
+AT(wt_stats, delivered, 64);
+AT(wt_stats, cancelled, 72);
+AT(wt_stats, withdrawn, 80);
+AT(wt_stats, overruns, 88);
+AT(wt_stats, hrtimer_programs, 96);
+AT(wt_stats, hrtimer_expiries, 104);
+AT(wt_stats, rewinds, 112);
+AT(wt_stats, timer_blocks, 120);
+AT(wt_stats, user_timeouts, 128);
+
 /* The command numbers, as binaries built today carry them. */
 ABI_ASSERT(WT_IOC_API == 0xC020E700U, WT_IOC_API);
 ABI_ASSERT(WT_IOC_SET_CONFIG == 0x4028E701U, WT_IOC_SET_CONFIG);
@@ -106,6 +125,7 @@ ABI_ASSERT(WT_IOC_BATCH == 0x4018E706U, WT_IOC_BATCH);
 ABI_ASSERT(WT_IOC_ADVANCE == 0xC020E707U, WT_IOC_ADVANCE);
 ABI_ASSERT(WT_IOC_SET_EVENTFD == 0x4008E708U, WT_IOC_SET_EVENTFD);
 ABI_ASSERT(WT_IOC_QUERY == 0xC038E709U, WT_IOC_QUERY);
+ABI_ASSERT(WT_IOC_STATS == 0x8088E70AU, WT_IOC_STATS);
 
 /* Flags that share a field must not overlap. */
 ABI_ASSERT(((WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY) & WT_EVENT_FINAL) == 0,

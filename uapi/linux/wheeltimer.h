@@ -423,6 +423,55 @@ struct wt_event {
 	__u64 flags;
 };
 
+/**
+ * struct wt_stats - a context's counters, for WT_IOC_STATS
+ * @size: out: how many bytes of the struct the kernel filled in: the size
+ *	of its own struct wt_stats, or the caller's if that is smaller.
+ *	Fields beyond it are zeroed: the caller's header is newer.
+ * @context_id: the context's number, as fdinfo and the tracepoints show it
+ * @live: timeouts that hold an id (pending, fired and unread, being read)
+ * @pending: timeouts in the wheel, not yet fired
+ * @ready: records waiting to be read
+ * @added: timeouts added
+ * @modified: successful MODIFY operations
+ * @fired: records queued (periodic timeouts once per period)
+ * @delivered: records read
+ * @cancelled: timeouts cancelled while pending
+ * @withdrawn: records withdrawn unread, by CANCEL or MODIFY
+ * @overruns: WT_FIXED_RATE periods skipped
+ * @hrtimer_programs: times the context's hrtimer was armed
+ * @hrtimer_expiries: times it expired
+ * @rewinds: times the wheel's clock was set back after the clock stepped
+ *	back
+ * @timer_blocks: page-sized blocks of timeouts the context holds
+ * @user_timeouts: the storage, in timeouts, that all the contexts of the
+ *	opener's user hold against the module parameter max_user_timeouts
+ *
+ * The counters are those of /proc/PID/fdinfo, by the same names. The
+ * struct only grows at its end; the size of the caller's struct travels in
+ * the ioctl number (_IOC_SIZE), so a program built against an older or a
+ * newer header works with any kernel that has WT_IOC_STATS.
+ */
+struct wt_stats {
+	__u64 size;
+	__u64 context_id;
+	__u64 live;
+	__u64 pending;
+	__u64 ready;
+	__u64 added;
+	__u64 modified;
+	__u64 fired;
+	__u64 delivered;
+	__u64 cancelled;
+	__u64 withdrawn;
+	__u64 overruns;
+	__u64 hrtimer_programs;
+	__u64 hrtimer_expiries;
+	__u64 rewinds;
+	__u64 timer_blocks;
+	__u64 user_timeouts;
+};
+
 /*
  * ioctl numbers. 0xE7 is unassigned in the kernel's ioctl-number.rst (as of
  * 6.1); the command numbers 0x00 to 0x3F belong to this interface.
@@ -439,6 +488,7 @@ struct wt_event {
 #define _WT_IOC_ADVANCE		0x07
 #define _WT_IOC_SET_EVENTFD	0x08
 #define _WT_IOC_QUERY		0x09
+#define _WT_IOC_STATS		0x0A
 
 /**
  * DOC: ioctls
@@ -465,6 +515,9 @@ struct wt_event {
  * WT_IOC_SET_EVENTFD: see &struct wt_eventfd.
  *
  * WT_IOC_QUERY: see &struct wt_query.
+ *
+ * WT_IOC_STATS: see &struct wt_stats. Implemented when bit _WT_IOC_STATS
+ * of &struct wt_api.ioctls is set.
  */
 #define WT_IOC_API		_IOWR(WT_IOC_MAGIC, _WT_IOC_API, struct wt_api)
 #define WT_IOC_SET_CONFIG	_IOW(WT_IOC_MAGIC, _WT_IOC_SET_CONFIG, struct wt_config)
@@ -476,5 +529,6 @@ struct wt_event {
 #define WT_IOC_ADVANCE		_IOWR(WT_IOC_MAGIC, _WT_IOC_ADVANCE, struct wt_advance)
 #define WT_IOC_SET_EVENTFD	_IOW(WT_IOC_MAGIC, _WT_IOC_SET_EVENTFD, struct wt_eventfd)
 #define WT_IOC_QUERY		_IOWR(WT_IOC_MAGIC, _WT_IOC_QUERY, struct wt_query)
+#define WT_IOC_STATS		_IOR(WT_IOC_MAGIC, _WT_IOC_STATS, struct wt_stats)
 
 #endif /* _UAPI_LINUX_WHEELTIMER_H */

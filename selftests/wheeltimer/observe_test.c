@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What an administrator or a tool observes of a file: the counters of
+ * WT_IOC_STATS, which must say what fdinfo says and cope with callers
+ * built against a smaller or larger struct wt_stats, and the tracepoints
+ * in tracefs, which must show a known sequence of operations as the
+ * matching events, in order, with the right ids.
+ */
+#define _GNU_SOURCE
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include "../kselftest_harness.h"
+#include "wt_util.h"
+
+FIXTURE(observe) {
+	int fd;
+};
+
+FIXTURE_SETUP(observe)
+{
+	self->fd = wt_open();
+}
+
+FIXTURE_TEARDOWN(observe)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+/* WT_IOC_STATS with a struct of @size bytes at @buf. */
+static int stats_sized(int fd, void *buf, size_t size)
+{
+	return wt_ret(ioctl(fd, _IOC(_IOC_READ, WT_IOC_MAGIC, _WT_IOC_STATS,
+				     size), buf));
+}
+
+TEST_F(observe, stats_say_what_fdinfo_says)
+{
+	struct wt_stats st;
+	struct wt_event ev;
+	__u64 a, b, c;
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_EQ(0, wt_virtual(self->fd, MSEC));
+	ASSERT_EQ(0, wt_add(self->fd, 1 * MSEC, &a));
+	ASSERT_EQ(0, wt_add(self->fd, 2 * MSEC, &b));
+	ASSERT_EQ(0, wt_add(self->fd, 9 * MSEC, &c));
+	ASSERT_EQ(WT_STATUS_PENDING, wt_modify(self->fd, c, 0, 8 * MSEC, 0));
+	ASSERT_EQ(2, wt_advance(self->fd, 3 * MSEC));
+	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+	ASSERT_EQ(WT_STATUS_WITHDRAWN, wt_cancel(self->fd, b));
+
+	memset(&st, 0xa5, sizeof(st));
+	ASSERT_EQ(0, wt_ret(ioctl(self->fd, WT_IOC_STATS, &st)));
+	EXPECT_EQ(sizeof(st), st.size);
+	EXPECT_EQ(wt_fdinfo(self->fd, "context_id"), st.context_id);
+	EXPECT_EQ(1, st.live);
+	EXPECT_EQ(1, st.pending);
+	EXPECT_EQ(0, st.ready);
+	EXPECT_EQ(3, st.added);
+	EXPECT_EQ(1, st.modified);
+	EXPECT_EQ(2, st.fired);
+	EXPECT_EQ(1, st.delivered);
+	EXPECT_EQ(0, st.cancelled);
+	EXPECT_EQ(1, st.withdrawn);
+	EXPECT_EQ(0, st.overruns);
+	EXPECT_EQ(0, st.hrtimer_programs);	/* a virtual clock */
+	EXPECT_EQ(0, st.hrtimer_expiries);
+	EXPECT_EQ(0, st.rewinds);
+	EXPECT_EQ(1, st.timer_blocks);
+	EXPECT_LE(85, st.user_timeouts);
+	/* Every counter fdinfo has, by the same name. */
+	EXPECT_EQ(wt_fdinfo(self->fd, "live"), st.live);
+	EXPECT_EQ(wt_fdinfo(self->fd, "pending"), st.pending);
+	EXPECT_EQ(wt_fdinfo(self->fd, "ready"), st.ready);
+	EXPECT_EQ(wt_fdinfo(self->fd, "added"), st.added);
+	EXPECT_EQ(wt_fdinfo(self->fd, "modified"), st.modified);
+	EXPECT_EQ(wt_fdinfo(self->fd, "fired"), st.fired);
+	EXPECT_EQ(wt_fdinfo(self->fd, "delivered"), st.delivered);
+	EXPECT_EQ(wt_fdinfo(self->fd, "cancelled"), st.cancelled);
+	EXPECT_EQ(wt_fdinfo(self->fd, "withdrawn"), st.withdrawn);
+	EXPECT_EQ(wt_fdinfo(self->fd, "overruns"), st.overruns);
+	EXPECT_EQ(wt_fdinfo(self->fd, "hrtimer_programs"), st.hrtimer_programs);
+	EXPECT_EQ(wt_fdinfo(self->fd, "hrtimer_expiries"), st.hrtimer_expiries);
+	EXPECT_EQ(wt_fdinfo(self->fd, "rewinds"), st.rewinds);
+	EXPECT_EQ(wt_fdinfo(self->fd, "timer_blocks"), st.timer_blocks);
+	EXPECT_EQ(wt_fdinfo(self->fd, "user_timeouts"), st.user_timeouts);
+}
+
+TEST_F(observe, stats_fit_older_and_newer_callers)
+{
+	__u64 buf[64];
+	size_t ours = sizeof(struct wt_stats) / 8;
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_EQ(0, wt_add(self->fd, SEC, NULL));
+
+	/* An older header: three fields, and nothing past them is written. */
+	memset(buf, 0xa5, sizeof(buf));
+	ASSERT_EQ(0, stats_sized(self->fd, buf, 3 * 8));
+	EXPECT_EQ(3 * 8, buf[0]);
+	EXPECT_EQ(wt_fdinfo(self->fd, "context_id"), buf[1]);
+	EXPECT_EQ(1, buf[2]);		/* live */
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, buf[3]);
+
+	/* A newer one: what this kernel does not know reads as zero. */
+	memset(buf, 0xa5, sizeof(buf));
+	ASSERT_EQ(0, stats_sized(self->fd, buf, (ours + 8) * 8));
+	EXPECT_EQ(ours * 8, buf[0]);
+	EXPECT_EQ(1, buf[3]);		/* pending */
+	EXPECT_EQ(0, buf[ours]);
+	EXPECT_EQ(0, buf[ours + 7]);
+	EXPECT_EQ(0xa5a5a5a5a5a5a5a5ULL, buf[ours + 8]);
+
+	/* Not even room for the size, or not whole fields: refused. */
+	EXPECT_EQ(-EINVAL, stats_sized(self->fd, buf, 4));
+	EXPECT_EQ(-EINVAL, stats_sized(self->fd, buf, 0));
+	EXPECT_EQ(-EINVAL, stats_sized(self->fd, buf, 3 * 8 + 4));
+	EXPECT_EQ(-EFAULT, wt_ret(ioctl(self->fd, WT_IOC_STATS, (void *)8)));
+	/* Written, not read: the request number says _IOR. */
+	EXPECT_EQ(-ENOTTY, wt_ret(ioctl(self->fd,
+					_IOC(_IOC_READ | _IOC_WRITE,
+					     WT_IOC_MAGIC, _WT_IOC_STATS,
+					     sizeof(struct wt_stats)), buf)));
+}
+
+TEST_F(observe, the_handshake_lists_stats)
+{
+	struct wt_api api = { .api = WT_API_VERSION };
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_EQ(0, wt_ret(ioctl(self->fd, WT_IOC_API, &api)));
+	EXPECT_TRUE(api.ioctls & (1ULL << _WT_IOC_STATS));
+}
+
+#define TRACEFS		"/sys/kernel/tracing"
+
+static int write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -EIO;
+}
+
+/* tracefs mounted where it belongs, or a reason to skip. */
+static const char *tracefs_ready(void)
+{
+	struct stat st;
+
+	if (geteuid())
+		return "tracing needs root";
+	if (stat(TRACEFS "/events", &st) &&
+	    mount("nodev", TRACEFS, "tracefs", 0, NULL))
+		return "no tracefs";
+	return NULL;
+}
+
+/*
+ * The events of context @ctx in the trace buffer, one per line as
+ * "NAME: FIELDS", at most @max of them, in the order they were traced.
+ */
+static int trace_events(unsigned long long ctx, char lines[][256], int max)
+{
+	char line[512], want[64], *p;
+	FILE *f = fopen(TRACEFS "/trace", "re");
+	int n = 0;
+
+	if (!f)
+		return -1;
+	snprintf(want, sizeof(want), " context=%llu ", ctx);
+	while (n < max && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		strcat(line, " ");
+		if (line[0] == '#' || !strstr(line, want))
+			continue;
+		/* "comm-pid [cpu] flags stamp: NAME: FIELDS" */
+		p = strstr(line, ": ");
+		if (!p)
+			continue;
+		snprintf(lines[n++], 256, "%s", p + 2);
+	}
+	fclose(f);
+	return n;
+}
+
+/* Whether @line is event @name and holds every field of @fields. */
+static bool event_is(const char *line, const char *name, const char *fields)
+{
+	char want[256], one[64];
+	const char *f = fields;
+	int len;
+
+	snprintf(want, sizeof(want), "%s: ", name);
+	if (strncmp(line, want, strlen(want)))
+		return false;
+	while (*f) {
+		len = strcspn(f, " ");
+		snprintf(one, sizeof(one), " %.*s ", len, f);
+		if (!strstr(line + strlen(name), one))
+			return false;
+		f += len + (f[len] == ' ');
+	}
+	return true;
+}
+
+#define EXPECT_EVENT(line, name, ...) do {				\
+		const char *__line = (line), *__name = (name);		\
+		char __f[256];						\
+									\
+		snprintf(__f, sizeof(__f), __VA_ARGS__);		\
+		EXPECT_TRUE(event_is(__line, __name, __f))		\
+			TH_LOG("want %s: %s, got %s", __name, __f, __line); \
+	} while (0)
+
+TEST_F(observe, tracepoints_show_a_known_sequence)
+{
+	char lines[32][256];
+	const char *why = tracefs_ready();
+	unsigned long long ctx, ctx2;
+	struct wt_event ev[2];
+	__u64 a, b, c, d;
+	int n, real;
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	if (why)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, write_file(TRACEFS "/events/wheeltimer/enable", "1"))
+		TH_LOG("the module has no tracepoints");
+	ASSERT_EQ(0, write_file(TRACEFS "/trace", ""));
+	ASSERT_EQ(0, write_file(TRACEFS "/tracing_on", "1"));
+
+	ctx = wt_fdinfo(self->fd, "context_id");
+	ASSERT_EQ(0, wt_virtual(self->fd, MSEC));
+	ASSERT_EQ(0, wt_add_full(self->fd, 0, 5 * MSEC, 0, 0, 7, &a));
+	ASSERT_EQ(0, wt_add_full(self->fd, 0, 10 * MSEC, 0, 0, 8, &b));
+	ASSERT_EQ(0, wt_add_full(self->fd, 0, 20 * MSEC, 0, 0, 9, &c));
+	ASSERT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, c));
+	ASSERT_EQ(WT_STATUS_PENDING, wt_modify(self->fd, b, 0, 3 * MSEC, 0));
+	ASSERT_EQ(2, wt_advance(self->fd, 6 * MSEC));
+	ASSERT_EQ(2, wt_read(self->fd, ev, 2));
+
+	/* A real clock arms its hrtimer for the tick of the deadline. */
+	real = wt_open();
+	ASSERT_LE(0, real);
+	ctx2 = wt_fdinfo(real, "context_id");
+	ASSERT_EQ(0, wt_add(real, 2 * MSEC, &d));
+	ASSERT_EQ(1, wt_read(real, ev, 1));
+	close(real);
+	ASSERT_EQ(0, write_file(TRACEFS "/events/wheeltimer/enable", "0"));
+
+	n = trace_events(ctx, lines, 32);
+	ASSERT_EQ(9, n);
+	EXPECT_EVENT(lines[0], "add", "id=%#llx deadline=5000000 period=0 cookie=0x7",
+		     (unsigned long long)a);
+	EXPECT_EVENT(lines[1], "add", "id=%#llx deadline=10000000 cookie=0x8",
+		     (unsigned long long)b);
+	EXPECT_EVENT(lines[2], "add", "id=%#llx deadline=20000000 cookie=0x9",
+		     (unsigned long long)c);
+	EXPECT_EVENT(lines[3], "cancel", "id=%#llx status=pending",
+		     (unsigned long long)c);
+	EXPECT_EVENT(lines[4], "modify", "id=%#llx deadline=3000000 status=pending",
+		     (unsigned long long)b);
+	/* Fired in deadline order, at their ticks: no lateness. */
+	EXPECT_EVENT(lines[5], "expire",
+		     "id=%#llx deadline=3000000 fired_at=3000000 lateness=0",
+		     (unsigned long long)b);
+	EXPECT_EVENT(lines[6], "expire",
+		     "id=%#llx deadline=5000000 fired_at=5000000 lateness=0",
+		     (unsigned long long)a);
+	EXPECT_EVENT(lines[7], "deliver", "id=%#llx overruns=0 final=1",
+		     (unsigned long long)b);
+	EXPECT_EVENT(lines[8], "deliver", "id=%#llx overruns=0 final=1",
+		     (unsigned long long)a);
+
+	n = trace_events(ctx2, lines, 32);
+	ASSERT_LE(4, n);
+	EXPECT_EVENT(lines[0], "add", "id=%#llx", (unsigned long long)d);
+	EXPECT_EVENT(lines[1], "hrtimer_program", "%s", "");
+	EXPECT_EVENT(lines[n - 2], "expire", "id=%#llx", (unsigned long long)d);
+	EXPECT_EVENT(lines[n - 1], "deliver", "id=%#llx final=1",
+		     (unsigned long long)d);
+}
+
+TEST_HARNESS_MAIN
