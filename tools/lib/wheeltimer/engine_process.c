@@ -1,0 +1,796 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * engine_process.c - the in-process engine: /dev/wheeltimer's semantics on
+ * module/wheel.c, driven by one timerfd
+ *
+ * This is the module's file of timeouts done again in userspace, for
+ * machines without the module: the same timing wheel (module/wheel.c,
+ * compiled unchanged against the shim headers in shim/linux/), the same
+ * operations with the same checks and errnos, the same records. What
+ * module/device.c says holds here too:
+ *
+ *  - Ticks: a deadline D goes in the wheel at tick ceil(D / resolution),
+ *    moved later within its slack by wheel_apply_slack(); what is due is
+ *    asked for at tick floor(now / resolution). So nothing fires before
+ *    its deadline, and with zero slack nothing waits in the wheel for more
+ *    than one resolution after it.
+ *  - Delivery: a timeout that comes due moves to the ready list (its wheel
+ *    node serves as the link) until a read or a cancel takes it, so it has
+ *    at most one record. A cancel of a fired, unread one withdraws the
+ *    record; a modify withdraws it and arms the timeout again.
+ *  - Periodic timeouts go on when their record is read: FIXED_RATE at the
+ *    first deadline + k * period after the read (k - 1 overruns),
+ *    FIXED_DELAY one period after the read.
+ *  - The virtual clock moves only by advance, which walks the wheel from
+ *    one due tick to the next; records carry the tick they fired at.
+ *  - A clock that reads behind the wheel's (CLOCK_REALTIME set back, or a
+ *    virtual CLOCK_REALTIME clock set back) makes an add that would land
+ *    between the two rebuild the wheel around the clock, as the module does
+ *    today. REWIND: when module/wheel.c gains wheel_rewind() (issue 11),
+ *    wtp_rebuild() becomes a call to it; nothing else changes.
+ *
+ * Where it differs, because it has no interrupt of its own: due timeouts
+ * are collected by the read that wants them (as the module does after
+ * issue 11), stamped with the clock at that moment, and only as many as the
+ * read has room for. The descriptor a caller polls is a timerfd, armed
+ * (absolute, on the context's clock) at the start of the wheel's earliest
+ * non-empty slot, and made to expire at once while records wait: it is
+ * readable whenever records may be ready, and, like the module's, may wake
+ * a caller for a slot that only cascades. It is re-armed only when an
+ * entry goes in earlier than it is armed for. There is no eventfd: nothing
+ * would signal it when a timeout comes due, so the engine lacks
+ * WT_FEATURE_EVENTFD and callers poll the timerfd.
+ *
+ * Limits are the module's defaults: max_pending 1048576 unless asked, at
+ * most 16777216.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/bug.h>
+
+#include "internal.h"
+#include "wheel.h"
+
+#define WTP_ADD_FLAGS		(WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY)
+#define WTP_PERIODIC_FLAGS	(WT_FIXED_RATE | WT_FIXED_DELAY)
+#define WTP_FEATURES		(WT_FEATURE_VIRTUAL_CLOCK | WT_FEATURE_PERIODIC | \
+				 WT_FEATURE_SLACK | WT_FEATURE_BOOTTIME | \
+				 WT_FEATURE_REALTIME)
+#define WTP_IOCTLS		((1ULL << _WT_IOC_API) | \
+				 (1ULL << _WT_IOC_SET_CONFIG) | \
+				 (1ULL << _WT_IOC_GET_CONFIG) | \
+				 (1ULL << _WT_IOC_BATCH) | \
+				 (1ULL << _WT_IOC_ADVANCE) | \
+				 (1ULL << _WT_IOC_QUERY))
+/* wtp.armed when the timerfd is not armed for anything we rely on. */
+#define WTP_UNARMED		UINT64_MAX
+
+enum wtp_kind {
+	WTP_ONESHOT,
+	WTP_FIXED_RATE,
+	WTP_FIXED_DELAY,
+};
+
+enum wtp_state {
+	WTP_QUEUED = 1,		/* in the wheel */
+	WTP_READY,		/* on the ready list */
+};
+
+/**
+ * struct wtp_timer - one timeout of the in-process engine
+ * @hdr: its id's generation, for the store
+ * @entry: its place in the wheel; while ready, @entry.node links it on the
+ *	ready list instead
+ * @deadline: the deadline that fires next (queued) or fired (ready), in ns
+ * @cookie: the caller's cookie
+ * @fired_at: when it was found due, while ready
+ * @period: ns, 0 for a one-shot timeout
+ * @slack: ns, applied to every period
+ * @kind: an enum wtp_kind
+ * @state: an enum wtp_state
+ * @idx: its index in the store, the low half of its id
+ */
+struct wtp_timer {
+	struct wtl_idhdr hdr;
+	struct wheel_entry entry;
+	uint64_t deadline;
+	uint64_t cookie;
+	uint64_t fired_at;
+	uint64_t period;
+	uint64_t slack;
+	uint8_t kind;
+	uint8_t state;
+	uint32_t idx;
+};
+
+/* The module's counters, by the names its fdinfo gives them. */
+struct wtp_stats {
+	uint64_t added;
+	uint64_t modified;
+	uint64_t fired;
+	uint64_t delivered;
+	uint64_t cancelled;
+	uint64_t withdrawn;
+	uint64_t overruns;
+	uint64_t programs;
+	uint64_t rebuilds;
+};
+
+/**
+ * struct wtp - the engine's state for one context
+ * @timers: the store of timeouts, whose ids the library sees
+ * @ready: fired timeouts whose record is unread, oldest first
+ * @ready_tail: the last node of @ready, NULL when empty
+ * @nr_ready: records on @ready
+ * @vnow: the virtual clock, in ns
+ * @armed: the tick the timerfd is armed for, 0 for "at once", or
+ *	WTP_UNARMED
+ * @reprogram: an entry went in the wheel earlier than @armed
+ * @tfd: the timerfd, the context's descriptor
+ * @resolution: ns per tick
+ * @max_pending: the most live timeouts
+ * @flags: WT_CONFIG_* flags
+ * @clockid: the clock deadlines are measured on
+ * @stats: counters, for the fdinfo lines
+ * @wheel: the timing wheel
+ */
+struct wtp {
+	struct wtl_idtab timers;
+	struct hlist_head ready;
+	struct hlist_node *ready_tail;
+	uint64_t nr_ready;
+	uint64_t vnow;
+	uint64_t armed;
+	bool reprogram;
+	int tfd;
+	uint64_t resolution;
+	uint64_t max_pending;
+	uint64_t flags;
+	int32_t clockid;
+	struct wtp_stats stats;
+	struct wheel wheel;
+};
+
+static uint64_t wtl_nr_warnings;
+
+void wtl_warn(const char *file, int line)
+{
+	(void)file;
+	(void)line;
+	__atomic_fetch_add(&wtl_nr_warnings, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t wtl_warnings(void)
+{
+	return __atomic_load_n(&wtl_nr_warnings, __ATOMIC_RELAXED);
+}
+
+static struct wtp *wtp(const struct wheeltimer *wt)
+{
+	return wt->priv;
+}
+
+static bool wtp_is_virtual(const struct wtp *e)
+{
+	return e->flags & WT_CONFIG_VIRTUAL;
+}
+
+static uint64_t wtp_now(const struct wtp *e)
+{
+	return wtp_is_virtual(e) ? e->vnow : wtl_clock_ns(e->clockid);
+}
+
+/* The tick at which a deadline of @ns with @slack ns of slack is due. */
+static uint64_t wtp_tick(const struct wtp *e, uint64_t ns, uint64_t slack)
+{
+	uint64_t tick = (ns + e->resolution - 1) / e->resolution;
+
+	if (slack)
+		tick = wheel_apply_slack(tick, slack / e->resolution);
+	return tick;
+}
+
+static uint64_t wtp_tick_now(const struct wtp *e, uint64_t now)
+{
+	return now / e->resolution;
+}
+
+static uint64_t wtp_kind_flags(const struct wtp_timer *t)
+{
+	switch (t->kind) {
+	case WTP_FIXED_RATE:
+		return WT_FIXED_RATE;
+	case WTP_FIXED_DELAY:
+		return WT_FIXED_DELAY;
+	default:
+		return 0;
+	}
+}
+
+static uint64_t wtp_id(const struct wtp_timer *t)
+{
+	return (uint64_t)t->hdr.gen << 32 | t->idx;
+}
+
+/* The ready list: an hlist used as a FIFO through its tail pointer. */
+static void wtp_ready_append(struct wtp *e, struct wtp_timer *t)
+{
+	if (e->ready_tail)
+		hlist_add_behind(&t->entry.node, e->ready_tail);
+	else
+		hlist_add_head(&t->entry.node, &e->ready);
+	e->ready_tail = &t->entry.node;
+	e->nr_ready++;
+}
+
+static void wtp_ready_del(struct wtp *e, struct wtp_timer *t)
+{
+	struct hlist_node *node = &t->entry.node;
+
+	if (e->ready_tail == node)
+		e->ready_tail = node->pprev == &e->ready.first ? NULL :
+				container_of(node->pprev, struct hlist_node, next);
+	hlist_del_init(node);
+	e->nr_ready--;
+}
+
+/* Arm the timerfd for the start of @tick; tick 0 makes it expire at once. */
+static void wtp_arm(struct wtp *e, uint64_t tick)
+{
+	struct itimerspec its = { 0 };
+	uint64_t ns;
+
+	if (tick > WTL_TIME_MAX / e->resolution)
+		ns = WTL_TIME_MAX;
+	else
+		ns = tick * e->resolution;
+	/* 0 would disarm it; 1 ns after the epoch is as much in the past. */
+	if (!ns)
+		ns = 1;
+	its.it_value.tv_sec = ns / 1000000000;
+	its.it_value.tv_nsec = ns % 1000000000;
+	/* Cannot fail: the descriptor is ours and the time is valid. */
+	if (WARN_ON_ONCE(timerfd_settime(e->tfd, TFD_TIMER_ABSTIME, &its, NULL)))
+		return;
+	e->armed = tick;
+	e->stats.programs++;
+}
+
+/*
+ * Make the timerfd readable by the time records may be ready: at once if
+ * some are, else by the wheel's next expiry, if that is earlier than it
+ * is armed for. Leaving it armed later costs at most one wake-up for
+ * nothing, as the module's hrtimer does.
+ */
+static void wtp_program(struct wtp *e)
+{
+	uint64_t tick;
+
+	e->reprogram = false;
+	if (e->nr_ready) {
+		if (e->armed)
+			wtp_arm(e, 0);
+		return;
+	}
+	if (wtp_is_virtual(e) || !wheel_next_expiry(&e->wheel, &tick))
+		return;
+	if (tick < e->armed)
+		wtp_arm(e, tick);
+}
+
+/*
+ * Put every entry back in a wheel whose clock is @nowtick.
+ * REWIND: wheel_rewind(&e->wheel, nowtick) once module/wheel.c has it.
+ */
+static void wtp_rebuild(struct wtp *e, uint64_t nowtick)
+{
+	struct wheel_entry *ent;
+	struct hlist_node *node;
+	struct hlist_head all;
+
+	INIT_HLIST_HEAD(&all);
+	while ((ent = wheel_drain(&e->wheel)))
+		hlist_add_head(&ent->node, &all);
+	wheel_init(&e->wheel, nowtick);
+	while ((node = all.first)) {
+		ent = hlist_entry(node, struct wheel_entry, node);
+		hlist_del_init(node);
+		wheel_add(&e->wheel, ent, ent->expires);
+	}
+	e->armed = WTP_UNARMED;
+	e->reprogram = true;
+	e->stats.rebuilds++;
+}
+
+/* Queue @t, in neither the wheel nor the ready list, at @tick. */
+static void wtp_queue(struct wtp *e, struct wtp_timer *t, uint64_t tick)
+{
+	uint64_t nowtick;
+
+	if (tick <= e->wheel.clk) {
+		/* Due for the wheel; is it due for the clock too? */
+		nowtick = wtp_tick_now(e, wtp_now(e));
+		if (nowtick < tick)
+			wtp_rebuild(e, nowtick);
+	}
+	t->state = WTP_QUEUED;
+	wheel_add(&e->wheel, &t->entry, tick);
+	if (tick < e->armed)
+		e->reprogram = true;
+}
+
+/* An absolute deadline from a relative or absolute one, or -ERANGE. */
+static int wtp_deadline(const struct wt_op *op, uint64_t now,
+			uint64_t *deadline)
+{
+	if (op->deadline > WTL_TIME_MAX)
+		return -ERANGE;
+	if (op->flags & WT_ABSTIME) {
+		*deadline = op->deadline;
+		return 0;
+	}
+	if (op->deadline > WTL_TIME_MAX - now)
+		return -ERANGE;
+	*deadline = now + op->deadline;
+	return 0;
+}
+
+static int wtp_op_add(struct wtp *e, struct wt_op *op, uint64_t now)
+{
+	uint64_t periodic = op->flags & WTP_PERIODIC_FLAGS;
+	struct wtp_timer *t;
+	uint64_t deadline, id;
+	int ret;
+
+	if (op->flags & ~WTP_ADD_FLAGS || periodic == WTP_PERIODIC_FLAGS)
+		return -EINVAL;
+	if (periodic ? !op->period || op->period > WTL_TIME_MAX : op->period)
+		return -EINVAL;
+	if (op->slack > WTL_TIME_MAX)
+		return -EINVAL;
+	ret = wtp_deadline(op, now, &deadline);
+	if (ret)
+		return ret;
+	if (e->timers.nr_live >= e->max_pending)
+		return -ENOSPC;
+	t = wtl_idtab_get(&e->timers, &id);
+	if (!t)
+		return -ENOMEM;
+
+	t->idx = (uint32_t)id;
+	wheel_entry_init(&t->entry);
+	t->deadline = deadline;
+	t->cookie = op->cookie;
+	t->fired_at = 0;
+	t->period = op->period;
+	t->slack = op->slack;
+	if (periodic == WT_FIXED_RATE)
+		t->kind = WTP_FIXED_RATE;
+	else if (periodic == WT_FIXED_DELAY)
+		t->kind = WTP_FIXED_DELAY;
+	else
+		t->kind = WTP_ONESHOT;
+	wtp_queue(e, t, wtp_tick(e, deadline, op->slack));
+	e->stats.added++;
+	op->id = id;
+	return WT_STATUS_ADDED;
+}
+
+/* Take @t out of the wheel or the ready list; returns a WT_STATUS_*. */
+static int wtp_unlink(struct wtp *e, struct wtp_timer *t)
+{
+	if (t->state == WTP_READY) {
+		wtp_ready_del(e, t);
+		e->stats.withdrawn++;
+		return WT_STATUS_WITHDRAWN;
+	}
+	wheel_del(&e->wheel, &t->entry);
+	return WT_STATUS_PENDING;
+}
+
+static int wtp_op_cancel(struct wtp *e, struct wt_op *op)
+{
+	struct wtp_timer *t;
+	int status;
+
+	if (op->flags || op->deadline || op->period || op->slack || op->cookie)
+		return -EINVAL;
+	t = wtl_idtab_lookup(&e->timers, op->id);
+	if (!t)
+		return -ENOENT;
+	status = wtp_unlink(e, t);
+	if (status == WT_STATUS_PENDING)
+		e->stats.cancelled++;
+	wtl_idtab_put(&e->timers, op->id);
+	return status;
+}
+
+static int wtp_op_modify(struct wtp *e, struct wt_op *op, uint64_t now)
+{
+	struct wtp_timer *t;
+	uint64_t deadline;
+	int status;
+
+	if (op->flags & ~WT_ABSTIME || op->period || op->cookie ||
+	    op->slack > WTL_TIME_MAX)
+		return -EINVAL;
+	status = wtp_deadline(op, now, &deadline);
+	if (status)
+		return status;
+	t = wtl_idtab_lookup(&e->timers, op->id);
+	if (!t)
+		return -ENOENT;
+	status = wtp_unlink(e, t);
+	t->deadline = deadline;
+	if (t->kind != WTP_ONESHOT)
+		t->slack = op->slack;
+	wtp_queue(e, t, wtp_tick(e, deadline, op->slack));
+	e->stats.modified++;
+	return status;
+}
+
+/* Apply @op and record its outcome in it, as the module does. */
+static void wtp_apply(struct wtp *e, struct wt_op *op, uint64_t now)
+{
+	int ret;
+
+	if (op->reserved)
+		ret = -EINVAL;
+	else if (op->op == WT_OP_ADD)
+		ret = wtp_op_add(e, op, now);
+	else if (op->op == WT_OP_CANCEL)
+		ret = wtp_op_cancel(e, op);
+	else if (op->op == WT_OP_MODIFY)
+		ret = wtp_op_modify(e, op, now);
+	else
+		ret = -EINVAL;
+
+	if (ret < 0) {
+		if (op->op == WT_OP_ADD)
+			op->id = 0;
+		op->status = 0;
+		op->error = -ret;
+	} else {
+		op->status = ret;
+		op->error = 0;
+	}
+}
+
+static int wtp_batch(struct wheeltimer *wt, struct wt_op *ops, unsigned int n)
+{
+	struct wtp *e = wtp(wt);
+	unsigned int i, done = 0;
+	uint64_t now = 0;
+
+	/* One clock reading for the batch, and only if a deadline needs it. */
+	for (i = 0; i < n; i++) {
+		if ((ops[i].op == WT_OP_ADD || ops[i].op == WT_OP_MODIFY) &&
+		    !(ops[i].flags & WT_ABSTIME)) {
+			now = wtp_now(e);
+			break;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		wtp_apply(e, &ops[i], now);
+		done += !ops[i].error;
+	}
+	if (e->reprogram)
+		wtp_program(e);
+	return done;
+}
+
+/* Move what is due at @nowtick to the ready list, until @want are ready. */
+static void wtp_collect(struct wtp *e, uint64_t now, uint64_t nowtick,
+			uint64_t want)
+{
+	unsigned int budget = UINT_MAX;
+	struct wheel_entry *ent;
+	struct wtp_timer *t;
+
+	while (e->nr_ready < want &&
+	       (ent = wheel_expire(&e->wheel, nowtick, &budget))) {
+		t = container_of(ent, struct wtp_timer, entry);
+		t->state = WTP_READY;
+		t->fired_at = now;
+		wtp_ready_append(e, t);
+		e->stats.fired++;
+	}
+}
+
+/*
+ * Describe a ready timeout in @ev and decide what becomes of it once the
+ * record is read at @now: its id is released (WT_EVENT_FINAL) or it goes
+ * on at *@next.
+ */
+static void wtp_describe(const struct wtp_timer *t, uint64_t now,
+			 struct wt_event *ev, uint64_t *next)
+{
+	uint64_t overruns = 0;
+
+	ev->id = wtp_id(t);
+	ev->cookie = t->cookie;
+	ev->deadline = t->deadline;
+	ev->fired_at = t->fired_at;
+	ev->flags = wtp_kind_flags(t);
+	*next = 0;
+
+	switch (t->kind) {
+	case WTP_FIXED_RATE:
+		if (now > t->deadline)
+			overruns = (now - t->deadline) / t->period;
+		/* deadline + (overruns + 1) * period, if it is a time at all */
+		if (overruns < (WTL_TIME_MAX - t->deadline) / t->period)
+			*next = t->deadline + (overruns + 1) * t->period;
+		break;
+	case WTP_FIXED_DELAY:
+		if (t->period <= WTL_TIME_MAX - now)
+			*next = now + t->period;
+		break;
+	default:
+		break;
+	}
+	ev->overruns = overruns;
+	if (!*next)
+		ev->flags |= WT_EVENT_FINAL;
+}
+
+static int wtp_read(struct wheeltimer *wt, void *buf, unsigned int max)
+{
+	struct wtp *e = wtp(wt);
+	struct wtp_timer *t;
+	struct wt_event ev;
+	uint64_t now, next, expirations;
+	unsigned int n = 0;
+
+	/* Its expiry is consumed here: what it announced is collected below. */
+	if (read(e->tfd, &expirations, sizeof(expirations)) ==
+	    sizeof(expirations))
+		e->armed = WTP_UNARMED;
+
+	now = wtp_now(e);
+	if (!wtp_is_virtual(e))
+		wtp_collect(e, now, wtp_tick_now(e, now), max);
+
+	while (n < max && e->ready.first) {
+		t = hlist_entry(e->ready.first, struct wtp_timer, entry.node);
+		wtp_ready_del(e, t);
+		wtp_describe(t, now, &ev, &next);
+		memcpy((char *)buf + (size_t)n * sizeof(ev), &ev, sizeof(ev));
+		n++;
+		e->stats.delivered++;
+		e->stats.overruns += ev.overruns;
+		if (ev.flags & WT_EVENT_FINAL) {
+			wtl_idtab_put(&e->timers, ev.id);
+			continue;
+		}
+		t->deadline = next;
+		wtp_queue(e, t, wtp_tick(e, next, t->slack));
+	}
+	wtp_program(e);
+	return n;
+}
+
+/* Move the virtual clock to @target, firing what comes due on the way. */
+static uint64_t wtp_walk(struct wtp *e, uint64_t target)
+{
+	uint64_t ttick = wtp_tick_now(e, target), tick, expired = 0;
+	struct wheel_entry *ent;
+	struct wtp_timer *t;
+	unsigned int budget;
+
+	while (wheel_next_expiry(&e->wheel, &tick) && tick <= ttick) {
+		/* tick <= ttick, so tick * resolution <= target */
+		if (tick * e->resolution > e->vnow)
+			e->vnow = tick * e->resolution;
+		budget = UINT_MAX;
+		while ((ent = wheel_expire(&e->wheel, tick, &budget))) {
+			t = container_of(ent, struct wtp_timer, entry);
+			t->state = WTP_READY;
+			t->fired_at = e->vnow;
+			wtp_ready_append(e, t);
+			e->stats.fired++;
+			expired++;
+		}
+	}
+	if (target > e->vnow)
+		e->vnow = target;
+	return expired;
+}
+
+static int wtp_advance(struct wheeltimer *wt, struct wt_advance *adv)
+{
+	struct wtp *e = wtp(wt);
+	uint64_t target;
+
+	if (adv->flags & ~WT_ADVANCE_SET || !wtp_is_virtual(e))
+		return -EINVAL;
+	if (adv->flags & WT_ADVANCE_SET) {
+		target = adv->time;
+		if (target < e->vnow && e->clockid != CLOCK_REALTIME)
+			return -EINVAL;
+	} else {
+		target = e->vnow + adv->time;
+		if (adv->time > WTL_TIME_MAX - e->vnow)
+			target = UINT64_MAX;
+	}
+	if (target > WTL_TIME_MAX)
+		return -ERANGE;
+
+	if (target < e->vnow) {
+		/* Stepped back: nothing fires; wtp_queue() copes with adds. */
+		e->vnow = target;
+		adv->expired = 0;
+	} else {
+		adv->expired = wtp_walk(e, target);
+	}
+	adv->now = e->vnow;
+	wtp_program(e);
+	return 0;
+}
+
+static int wtp_query(struct wheeltimer *wt, struct wt_query *q)
+{
+	struct wtp *e = wtp(wt);
+	struct wtp_timer *t;
+	uint64_t now;
+
+	t = wtl_idtab_lookup(&e->timers, q->id);
+	if (!t)
+		return -ENOENT;
+	now = wtp_now(e);
+	memset(q, 0, sizeof(*q));
+	q->id = wtp_id(t);
+	q->flags = wtp_kind_flags(t);
+	q->state = t->state == WTP_READY ? WT_STATE_FIRED : WT_STATE_PENDING;
+	q->deadline = t->deadline;
+	q->remaining = t->deadline > now ? t->deadline - now : 0;
+	q->cookie = t->cookie;
+	q->period = t->period;
+	return 0;
+}
+
+static int wtp_now_op(const struct wheeltimer *wt, uint64_t *now)
+{
+	*now = wtp_now(wtp(wt));
+	return 0;
+}
+
+/* The module's fdinfo lines, with the timerfd in place of the hrtimer. */
+static int wtp_fdinfo(const struct wheeltimer *wt, char *buf, size_t size)
+{
+	const struct wtp *e = wtp(wt);
+	const struct wtp_stats *st = &e->stats;
+	int len;
+
+	len = snprintf(buf, size,
+		       "engine:\tprocess\nclockid:\t%d\nvirtual:\t%d\n"
+		       "resolution_ns:\t%llu\nmax_pending:\t%llu\n"
+		       "now_ns:\t%llu\nclk:\t%llu\nlive:\t%u\npending:\t%llu\n"
+		       "ready:\t%llu\nadded:\t%llu\nmodified:\t%llu\n"
+		       "fired:\t%llu\ndelivered:\t%llu\ncancelled:\t%llu\n"
+		       "withdrawn:\t%llu\noverruns:\t%llu\n"
+		       "timerfd_programs:\t%llu\nrebuilds:\t%llu\n",
+		       e->clockid, wtp_is_virtual(e),
+		       (unsigned long long)e->resolution,
+		       (unsigned long long)e->max_pending,
+		       (unsigned long long)wtp_now(e),
+		       (unsigned long long)e->wheel.clk, e->timers.nr_live,
+		       (unsigned long long)e->wheel.count,
+		       (unsigned long long)e->nr_ready,
+		       (unsigned long long)st->added,
+		       (unsigned long long)st->modified,
+		       (unsigned long long)st->fired,
+		       (unsigned long long)st->delivered,
+		       (unsigned long long)st->cancelled,
+		       (unsigned long long)st->withdrawn,
+		       (unsigned long long)st->overruns,
+		       (unsigned long long)st->programs,
+		       (unsigned long long)st->rebuilds);
+	if (len < 0)
+		return -EIO;
+	return (size_t)len < size ? len : -ENOSPC;
+}
+
+static int wtp_open(struct wheeltimer *wt)
+{
+	struct wtp *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -ENOMEM;
+	e->tfd = -1;
+	wtl_idtab_init(&e->timers, sizeof(struct wtp_timer));
+	INIT_HLIST_HEAD(&e->ready);
+	wt->priv = e;
+	wt->fd = -1;
+	return 0;
+}
+
+static int wtp_handshake(struct wheeltimer *wt, struct wt_api *api)
+{
+	(void)wt;
+	memset(api, 0, sizeof(*api));
+	api->api = WT_API_VERSION;
+	api->features = WTP_FEATURES;
+	api->ioctls = WTP_IOCTLS;
+	api->event_size = sizeof(struct wt_event);
+	api->batch_max = WT_BATCH_MAX;
+	return 0;
+}
+
+static int wtp_configure(struct wheeltimer *wt, struct wt_config *cfg)
+{
+	struct wtp *e = wtp(wt);
+	int tfd;
+
+	if (cfg->reserved[0] || cfg->reserved[1] || cfg->reserved[2] ||
+	    cfg->flags & ~WT_CONFIG_VIRTUAL ||
+	    cfg->resolution < WT_RESOLUTION_MIN ||
+	    cfg->resolution > WT_RESOLUTION_MAX ||
+	    cfg->max_pending > WTL_PENDING_LIMIT)
+		return -EINVAL;
+	if (cfg->clockid != CLOCK_MONOTONIC && cfg->clockid != CLOCK_BOOTTIME &&
+	    cfg->clockid != CLOCK_REALTIME)
+		return -EINVAL;
+	if (e->timers.nr_live)
+		return -EBUSY;
+	if (!cfg->max_pending)
+		cfg->max_pending = WTL_PENDING_DEFAULT;
+
+	/* A virtual clock arms it only to expire at once. */
+	tfd = timerfd_create(cfg->flags & WT_CONFIG_VIRTUAL ? CLOCK_MONOTONIC :
+			     (clockid_t)cfg->clockid,
+			     TFD_NONBLOCK | TFD_CLOEXEC);
+	if (tfd < 0)
+		return -errno;
+	if (e->tfd >= 0)
+		close(e->tfd);
+	e->tfd = tfd;
+	wt->fd = tfd;
+
+	e->resolution = cfg->resolution;
+	e->max_pending = cfg->max_pending;
+	e->flags = cfg->flags;
+	e->clockid = cfg->clockid;
+	e->vnow = 0;
+	e->armed = WTP_UNARMED;
+	e->reprogram = false;
+	wheel_init(&e->wheel, wtp_tick_now(e, wtp_now(e)));
+	return 0;
+}
+
+static void wtp_close(struct wheeltimer *wt)
+{
+	struct wtp *e = wtp(wt);
+
+	if (!e)
+		return;
+	if (e->tfd >= 0)
+		close(e->tfd);
+	/* Every timer, in the wheel or ready, lives in the store. */
+	wtl_idtab_destroy(&e->timers);
+	free(e);
+	wt->priv = NULL;
+	wt->fd = -1;
+}
+
+const struct wtl_engine wtl_process_engine = {
+	.id		= WHEELTIMER_ENGINE_PROCESS,
+	.open		= wtp_open,
+	.handshake	= wtp_handshake,
+	.configure	= wtp_configure,
+	.batch		= wtp_batch,
+	.read		= wtp_read,
+	.advance	= wtp_advance,
+	.set_eventfd	= NULL,
+	.query		= wtp_query,
+	.now		= wtp_now_op,
+	.fdinfo		= wtp_fdinfo,
+	.close		= wtp_close,
+};
