@@ -56,11 +56,39 @@ static struct wtl_handle *wtl_handle_active(const struct wheeltimer *wt,
 	return h;
 }
 
-/* A free place at the end of the queue, submitting it first if full. */
+/* Squeeze the holes out of the queue, keeping the order. */
+static void wtl_queue_compact(struct wheeltimer *wt)
+{
+	struct wtl_handle *h;
+	uint32_t i, n = 0;
+
+	for (i = 0; i < wt->q_len; i++) {
+		if (!wt->q_ops[i].op)
+			continue;
+		if (i != n) {
+			wt->q_ops[n] = wt->q_ops[i];
+			wt->q_handles[n] = wt->q_handles[i];
+			h = wtl_handle(wt, wt->q_handles[n]);
+			if (h && h->qidx == i)
+				h->qidx = n;
+		}
+		n++;
+	}
+	wt->q_len = n;
+	wt->q_holes = 0;
+}
+
+/*
+ * A free place at the end of the queue. A full queue is squeezed if it
+ * has holes, and submitted only if it is full of operations, so that
+ * every batch call carries a full queue.
+ */
 static int wtl_queue_slot(struct wheeltimer *wt, uint32_t *qidx)
 {
 	int ret;
 
+	if (wt->q_len == wt->q_cap && wt->q_holes)
+		wtl_queue_compact(wt);
 	if (wt->q_len == wt->q_cap) {
 		ret = wtl_submit(wt);
 		if (ret < 0)
@@ -288,28 +316,6 @@ int wheeltimer_error(const struct wheeltimer *wt, uint64_t handle)
 unsigned int wheeltimer_queued(const struct wheeltimer *wt)
 {
 	return wt->q_len - wt->q_holes;
-}
-
-/* Squeeze the holes out of the queue, keeping the order. */
-static void wtl_queue_compact(struct wheeltimer *wt)
-{
-	struct wtl_handle *h;
-	uint32_t i, n = 0;
-
-	for (i = 0; i < wt->q_len; i++) {
-		if (!wt->q_ops[i].op)
-			continue;
-		if (i != n) {
-			wt->q_ops[n] = wt->q_ops[i];
-			wt->q_handles[n] = wt->q_handles[i];
-			h = wtl_handle(wt, wt->q_handles[n]);
-			if (h && h->qidx == i)
-				h->qidx = n;
-		}
-		n++;
-	}
-	wt->q_len = n;
-	wt->q_holes = 0;
 }
 
 /* What becomes of the handle of one answered operation. */
