@@ -32,14 +32,22 @@
  * Where it differs, because it has no interrupt of its own: due timeouts
  * are collected by the read that wants them (as the module does after
  * issue 11), stamped with the clock at that moment, and only as many as the
- * read has room for. The descriptor a caller polls is a timerfd, armed
- * (absolute, on the context's clock) at the start of the wheel's earliest
- * non-empty slot, and made to expire at once while records wait: it is
- * readable whenever records may be ready, and, like the module's, may wake
- * a caller for a slot that only cascades. It is re-armed only when an
- * entry goes in earlier than it is armed for. There is no eventfd: nothing
- * would signal it when a timeout comes due, so the engine lacks
- * WT_FEATURE_EVENTFD and callers poll the timerfd.
+ * read has room for.
+ *
+ * The descriptor a caller polls is an epoll descriptor holding two others:
+ * a timerfd, armed (absolute, on the context's clock) at the start of the
+ * wheel's earliest non-empty slot when that lies ahead, and an eventfd that
+ * the engine itself keeps signalled, from the end of each of its calls,
+ * while records may be ready at once (some wait, or the wheel has entries
+ * due that a read has not collected yet). So the descriptor is readable
+ * when a timeout may have come due, and, like the module's file, at once
+ * after a call that left records waiting (an advance, a short read). A
+ * wake-up may still find nothing to reap: the timerfd also fires at the
+ * start of a slot that only cascades. The timerfd is re-armed only when an
+ * entry goes in earlier than it is armed for. There is no eventfd for the
+ * caller to register: nothing would signal it when a timeout comes due
+ * while the program is not in the library, so the engine lacks
+ * WT_FEATURE_EVENTFD and callers poll the descriptor.
  *
  * Limits are the module's defaults: max_pending 1048576 unless asked, at
  * most 16777216.
@@ -49,6 +57,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -130,10 +140,12 @@ struct wtp_stats {
  * @ready_tail: the last node of @ready, NULL when empty
  * @nr_ready: records on @ready
  * @vnow: the virtual clock, in ns
- * @armed: the tick the timerfd is armed for, 0 for "at once", or
- *	WTP_UNARMED
+ * @armed: the tick the timerfd is armed for, or WTP_UNARMED
  * @reprogram: an entry went in the wheel earlier than @armed
- * @tfd: the timerfd, the context's descriptor
+ * @signalled: @efd is signalled
+ * @tfd: the timerfd
+ * @efd: the eventfd that says records may be ready at once
+ * @epfd: the epoll descriptor holding both, the context's descriptor
  * @resolution: ns per tick
  * @max_pending: the most live timeouts
  * @flags: WT_CONFIG_* flags
@@ -149,7 +161,10 @@ struct wtp {
 	uint64_t vnow;
 	uint64_t armed;
 	bool reprogram;
+	bool signalled;
 	int tfd;
+	int efd;
+	int epfd;
 	uint64_t resolution;
 	uint64_t max_pending;
 	uint64_t flags;
@@ -241,7 +256,7 @@ static void wtp_ready_del(struct wtp *e, struct wtp_timer *t)
 	e->nr_ready--;
 }
 
-/* Arm the timerfd for the start of @tick; tick 0 makes it expire at once. */
+/* Arm the timerfd for the start of @tick. */
 static void wtp_arm(struct wtp *e, uint64_t tick)
 {
 	struct itimerspec its = { 0 };
@@ -251,9 +266,6 @@ static void wtp_arm(struct wtp *e, uint64_t tick)
 		ns = WTL_TIME_MAX;
 	else
 		ns = tick * e->resolution;
-	/* 0 would disarm it; 1 ns after the epoch is as much in the past. */
-	if (!ns)
-		ns = 1;
 	its.it_value.tv_sec = ns / 1000000000;
 	its.it_value.tv_nsec = ns % 1000000000;
 	/* Cannot fail: the descriptor is ours and the time is valid. */
@@ -263,26 +275,41 @@ static void wtp_arm(struct wtp *e, uint64_t tick)
 	e->stats.programs++;
 }
 
+/* Keep the eventfd signalled exactly while @ready. */
+static void wtp_signal(struct wtp *e, bool ready)
+{
+	uint64_t v = 1;
+
+	if (ready == e->signalled)
+		return;
+	if (ready)
+		WARN_ON_ONCE(write(e->efd, &v, sizeof(v)) != sizeof(v));
+	else
+		WARN_ON_ONCE(read(e->efd, &v, sizeof(v)) != sizeof(v));
+	e->signalled = ready;
+}
+
 /*
- * Make the timerfd readable by the time records may be ready: at once if
- * some are, else by the wheel's next expiry, if that is earlier than it
- * is armed for. Leaving it armed later costs at most one wake-up for
- * nothing, as the module's hrtimer does.
+ * Make the descriptor readable by the time records may be ready: at once
+ * (the eventfd) if some wait or the wheel has entries due now, else by
+ * the wheel's next expiry (the timerfd), if that is earlier than it is
+ * armed for. Leaving it armed later costs at most one wake-up for nothing,
+ * as the module's hrtimer does.
  */
 static void wtp_program(struct wtp *e)
 {
+	bool ready = e->nr_ready;
 	uint64_t tick;
 
 	e->reprogram = false;
-	if (e->nr_ready) {
-		if (e->armed)
-			wtp_arm(e, 0);
-		return;
+	if (!ready && !wtp_is_virtual(e) &&
+	    wheel_next_expiry(&e->wheel, &tick)) {
+		if (tick <= wtp_tick_now(e, wtp_now(e)))
+			ready = true;
+		else if (tick < e->armed)
+			wtp_arm(e, tick);
 	}
-	if (wtp_is_virtual(e) || !wheel_next_expiry(&e->wheel, &tick))
-		return;
-	if (tick < e->armed)
-		wtp_arm(e, tick);
+	wtp_signal(e, ready);
 }
 
 /*
@@ -698,17 +725,54 @@ static int wtp_fdinfo(const struct wheeltimer *wt, char *buf, size_t size)
 	return (size_t)len < size ? len : -ENOSPC;
 }
 
+static void wtp_close(struct wheeltimer *wt)
+{
+	struct wtp *e = wtp(wt);
+
+	if (!e)
+		return;
+	if (e->tfd >= 0)
+		close(e->tfd);
+	if (e->efd >= 0)
+		close(e->efd);
+	if (e->epfd >= 0)
+		close(e->epfd);
+	/* Every timer, in the wheel or ready, lives in the store. */
+	wtl_idtab_destroy(&e->timers);
+	free(e);
+	wt->priv = NULL;
+	wt->fd = -1;
+}
+
+static int wtp_watch(struct wtp *e, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(e->epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
 static int wtp_open(struct wheeltimer *wt)
 {
 	struct wtp *e = calloc(1, sizeof(*e));
+	int err;
 
 	if (!e)
 		return -ENOMEM;
 	e->tfd = -1;
+	e->efd = -1;
+	e->epfd = -1;
 	wtl_idtab_init(&e->timers, sizeof(struct wtp_timer));
 	INIT_HLIST_HEAD(&e->ready);
 	wt->priv = e;
 	wt->fd = -1;
+	e->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	e->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (e->efd < 0 || e->epfd < 0 || wtp_watch(e, e->efd)) {
+		err = -errno;
+		wtp_close(wt);
+		return err;
+	}
+	wt->fd = e->epfd;
 	return 0;
 }
 
@@ -727,7 +791,7 @@ static int wtp_handshake(struct wheeltimer *wt, struct wt_api *api)
 static int wtp_configure(struct wheeltimer *wt, struct wt_config *cfg)
 {
 	struct wtp *e = wtp(wt);
-	int tfd;
+	int tfd, err;
 
 	if (cfg->reserved[0] || cfg->reserved[1] || cfg->reserved[2] ||
 	    cfg->flags & ~WT_CONFIG_VIRTUAL ||
@@ -743,16 +807,21 @@ static int wtp_configure(struct wheeltimer *wt, struct wt_config *cfg)
 	if (!cfg->max_pending)
 		cfg->max_pending = WTL_PENDING_DEFAULT;
 
-	/* A virtual clock arms it only to expire at once. */
+	/* A virtual clock never arms it. */
 	tfd = timerfd_create(cfg->flags & WT_CONFIG_VIRTUAL ? CLOCK_MONOTONIC :
 			     (clockid_t)cfg->clockid,
 			     TFD_NONBLOCK | TFD_CLOEXEC);
 	if (tfd < 0)
 		return -errno;
+	if (wtp_watch(e, tfd)) {
+		err = -errno;
+		close(tfd);
+		return err;
+	}
+	/* Closing it takes it out of the epoll set. */
 	if (e->tfd >= 0)
 		close(e->tfd);
 	e->tfd = tfd;
-	wt->fd = tfd;
 
 	e->resolution = cfg->resolution;
 	e->max_pending = cfg->max_pending;
@@ -763,21 +832,6 @@ static int wtp_configure(struct wheeltimer *wt, struct wt_config *cfg)
 	e->reprogram = false;
 	wheel_init(&e->wheel, wtp_tick_now(e, wtp_now(e)));
 	return 0;
-}
-
-static void wtp_close(struct wheeltimer *wt)
-{
-	struct wtp *e = wtp(wt);
-
-	if (!e)
-		return;
-	if (e->tfd >= 0)
-		close(e->tfd);
-	/* Every timer, in the wheel or ready, lives in the store. */
-	wtl_idtab_destroy(&e->timers);
-	free(e);
-	wt->priv = NULL;
-	wt->fd = -1;
 }
 
 const struct wtl_engine wtl_process_engine = {
