@@ -27,9 +27,11 @@
 /* The last nanosecond a deadline may name, KTIME_MAX. */
 #define WTL_TIME_MAX		((uint64_t)INT64_MAX)
 
-/* The limits of the in-process engine: the module's defaults. */
-#define WTL_PENDING_DEFAULT	(1ULL << 20)
-#define WTL_PENDING_LIMIT	(1ULL << 24)
+/* The limits of the in-process engine: the module's defaults, 2^20 and 2^24. */
+#define WTL_PENDING_DEFAULT	0x100000ULL
+#define WTL_PENDING_LIMIT	0x1000000ULL
+
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
 /**
  * struct wtl_idhdr - the head of every element of a struct wtl_idtab
@@ -67,7 +69,7 @@ struct wtl_idtab {
 };
 
 #define WTL_ID_SHIFT		10
-#define WTL_ID_BLOCK		(1U << WTL_ID_SHIFT)
+#define WTL_ID_BLOCK		1024U	/* 2^WTL_ID_SHIFT */
 
 void wtl_idtab_init(struct wtl_idtab *t, size_t elem_size);
 void wtl_idtab_destroy(struct wtl_idtab *t);
@@ -153,7 +155,6 @@ struct wtl_engine {
 
 extern const struct wtl_engine wtl_kernel_engine;
 extern const struct wtl_engine wtl_process_engine;
-
 
 /**
  * struct wtl_counters - what the library itself counts

@@ -22,6 +22,7 @@
  * parameters. The in-process engine answers the same handshake, through
  * the same checks.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,23 +31,23 @@
 #include "internal.h"
 
 /* The public constants are the uapi's, where the uapi has them. */
-_Static_assert(WHEELTIMER_ABSTIME == WT_ABSTIME, "ABSTIME");
-_Static_assert(WHEELTIMER_FIXED_RATE == WT_FIXED_RATE, "FIXED_RATE");
-_Static_assert(WHEELTIMER_FIXED_DELAY == WT_FIXED_DELAY, "FIXED_DELAY");
-_Static_assert(WHEELTIMER_EV_FIXED_RATE == WT_FIXED_RATE, "EV_FIXED_RATE");
-_Static_assert(WHEELTIMER_EV_FIXED_DELAY == WT_FIXED_DELAY, "EV_FIXED_DELAY");
-_Static_assert(WHEELTIMER_EV_FINAL == WT_EVENT_FINAL, "EV_FINAL");
-_Static_assert(WHEELTIMER_FEATURE_VIRTUAL_CLOCK == WT_FEATURE_VIRTUAL_CLOCK, "VC");
-_Static_assert(WHEELTIMER_FEATURE_PERIODIC == WT_FEATURE_PERIODIC, "PERIODIC");
-_Static_assert(WHEELTIMER_FEATURE_SLACK == WT_FEATURE_SLACK, "SLACK");
-_Static_assert(WHEELTIMER_FEATURE_EVENTFD == WT_FEATURE_EVENTFD, "EVENTFD");
-_Static_assert(WHEELTIMER_FEATURE_BOOTTIME == WT_FEATURE_BOOTTIME, "BOOTTIME");
-_Static_assert(WHEELTIMER_FEATURE_REALTIME == WT_FEATURE_REALTIME, "REALTIME");
-_Static_assert(WHEELTIMER_STATE_PENDING == WT_STATE_PENDING, "PENDING");
-_Static_assert(WHEELTIMER_STATE_FIRED == WT_STATE_FIRED, "FIRED");
-_Static_assert(WHEELTIMER_ADVANCE_SET == WT_ADVANCE_SET, "ADVANCE_SET");
-_Static_assert(sizeof(struct wheeltimer_event) == sizeof(struct wt_event),
-	       "a record of either kind is 48 bytes");
+static_assert(WHEELTIMER_ABSTIME == WT_ABSTIME, "ABSTIME");
+static_assert(WHEELTIMER_FIXED_RATE == WT_FIXED_RATE, "FIXED_RATE");
+static_assert(WHEELTIMER_FIXED_DELAY == WT_FIXED_DELAY, "FIXED_DELAY");
+static_assert(WHEELTIMER_EV_FIXED_RATE == WT_FIXED_RATE, "EV_FIXED_RATE");
+static_assert(WHEELTIMER_EV_FIXED_DELAY == WT_FIXED_DELAY, "EV_FIXED_DELAY");
+static_assert(WHEELTIMER_EV_FINAL == WT_EVENT_FINAL, "EV_FINAL");
+static_assert(WHEELTIMER_FEATURE_VIRTUAL_CLOCK == WT_FEATURE_VIRTUAL_CLOCK, "VC");
+static_assert(WHEELTIMER_FEATURE_PERIODIC == WT_FEATURE_PERIODIC, "PERIODIC");
+static_assert(WHEELTIMER_FEATURE_SLACK == WT_FEATURE_SLACK, "SLACK");
+static_assert(WHEELTIMER_FEATURE_EVENTFD == WT_FEATURE_EVENTFD, "EVENTFD");
+static_assert(WHEELTIMER_FEATURE_BOOTTIME == WT_FEATURE_BOOTTIME, "BOOTTIME");
+static_assert(WHEELTIMER_FEATURE_REALTIME == WT_FEATURE_REALTIME, "REALTIME");
+static_assert(WHEELTIMER_STATE_PENDING == WT_STATE_PENDING, "PENDING");
+static_assert(WHEELTIMER_STATE_FIRED == WT_STATE_FIRED, "FIRED");
+static_assert(WHEELTIMER_ADVANCE_SET == WT_ADVANCE_SET, "ADVANCE_SET");
+static_assert(sizeof(struct wheeltimer_event) == sizeof(struct wt_event),
+	      "a record of either kind is 48 bytes");
 
 /* Ioctls the library cannot do without, and the one a virtual clock needs. */
 #define WTL_IOCTLS_NEEDED	((1ULL << _WT_IOC_API) | \
@@ -82,7 +83,7 @@ static int wtl_params_check(const struct wheeltimer_params *p)
 
 	if (p->version != WHEELTIMER_PARAMS_VERSION || p->reserved0)
 		return -EINVAL;
-	for (i = 0; i < sizeof(p->reserved) / sizeof(p->reserved[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(p->reserved); i++)
 		if (p->reserved[i])
 			return -EINVAL;
 	if (p->resolution_ns && (p->resolution_ns < WT_RESOLUTION_MIN ||

@@ -320,7 +320,7 @@ unsigned int wheeltimer_queued(const struct wheeltimer *wt)
 
 /* What becomes of the handle of one answered operation. */
 static void wtl_answer(struct wheeltimer *wt, const struct wt_op *op,
-		      uint64_t handle)
+		       uint64_t handle)
 {
 	struct wtl_handle *h = wtl_handle(wt, handle);
 	int res = -(int)op->error;

@@ -19,7 +19,7 @@
 #include "internal.h"
 
 #define WTL_FDINFO_SIZE		4096
-#define WTL_FDINFO_MAX		(1U << 20)
+#define WTL_FDINFO_MAX		0x100000U
 
 struct wtl_stat_key {
 	const char *key;
@@ -118,7 +118,7 @@ void wtl_stats_parse(const char *text, struct wheeltimer_stats *st)
 	while ((ret = wtl_kv_next(&pos, &k, &klen, &v)) != -ENOENT) {
 		if (ret)
 			continue;
-		for (i = 0; i < sizeof(wtl_stat_keys) / sizeof(*sk); i++) {
+		for (i = 0; i < ARRAY_SIZE(wtl_stat_keys); i++) {
 			sk = &wtl_stat_keys[i];
 			if (strlen(sk->key) != klen || memcmp(sk->key, k, klen))
 				continue;
@@ -195,7 +195,7 @@ static int wtl_lib_stat(const struct wheeltimer *wt, const char *key,
 	};
 	size_t i;
 
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(keys); i++) {
 		if (!strcmp(keys[i].key, key)) {
 			*value = keys[i].value;
 			return 0;

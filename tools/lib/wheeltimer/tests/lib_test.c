@@ -315,17 +315,17 @@ static void test_virtual_exact(void)
 		0, MS - 1, MS, 2 * MS - 1, 2 * MS, 6 * MS, 99 * MS, 100 * MS,
 		3600 * SEC - 1, 3600 * SEC, 3600 * SEC + MS,
 	};
-	const int nd = sizeof(d) / sizeof(d[0]);
+	const int nd = ARRAY_SIZE(d);
 	struct wheeltimer_event evs[EVS];
-	int seen[sizeof(d) / sizeof(d[0])] = { 0 };
-	uint64_t h[sizeof(d) / sizeof(d[0])], last = 0, now;
+	int seen[ARRAY_SIZE(d)] = { 0 };
+	uint64_t h[ARRAY_SIZE(d)], last = 0, now;
 	struct wheeltimer *wt;
 	int i, s, n, fired, expect;
 
 	CHECK_EQ(open_virtual(&wt), 0);
 	for (i = 0; i < nd; i++)
 		CHECK_EQ(wheeltimer_add(wt, d[i], 0, 0, 1000 + i, &h[i]), 0);
-	for (s = 0; s < (int)(sizeof(stops) / sizeof(stops[0])); s++) {
+	for (s = 0; s < (int)ARRAY_SIZE(stops); s++) {
 		fired = advance_to(wt, stops[s]);
 		CHECK(fired >= 0);
 		CHECK_EQ(wheeltimer_now(wt, &now), 0);
@@ -843,8 +843,10 @@ static void test_request_timeouts(void)
 	CHECK_EQ(stat_of(wt, "lib_handles"), 0);
 	CHECK_EQ(stat_of(wt, "lib_dropped"), 0);
 	CHECK_EQ(stat_of(wt, "lib_warnings"), 0);
-	printf("# %lu handles: %lu cancelled after submit, %lu in the queue, %lu fired; %llu batch calls\n",
-	       n, cancels, resolved, fired, (unsigned long long)st.submits);
+	printf("# %lu handles: %lu cancelled after submit, %lu in the queue, ",
+	       n, cancels, resolved);
+	printf("%lu fired; %llu batch calls\n", fired,
+	       (unsigned long long)st.submits);
 	free(h);
 	free(seen);
 	free(evs);
@@ -1273,7 +1275,7 @@ static void test_parity_ops(void)
 	unsigned int i, n = 0;
 
 	if (engine != WHEELTIMER_ENGINE_KERNEL)
-		SKIP("compares the kernel engine with the in-process one");
+		tap_skip("compares the kernel engine with the in-process one");
 	CHECK_EQ(open_ctx(&wk, WHEELTIMER_ENGINE_KERNEL, WHEELTIMER_PARAM_VIRTUAL,
 			  CLOCK_MONOTONIC, 3, 0), 0);
 	CHECK_EQ(open_ctx(&wp, WHEELTIMER_ENGINE_PROCESS, WHEELTIMER_PARAM_VIRTUAL,
@@ -1378,7 +1380,7 @@ static void test_parity_trace(void)
 	int nk, np, i;
 
 	if (engine != WHEELTIMER_ENGINE_KERNEL)
-		SKIP("compares the kernel engine with the in-process one");
+		tap_skip("compares the kernel engine with the in-process one");
 	nk = trace_run(WHEELTIMER_ENGINE_KERNEL, k, 512);
 	np = trace_run(WHEELTIMER_ENGINE_PROCESS, p, 512);
 	printf("# %d records from the kernel, %d in-process\n", nk, np);
@@ -1478,5 +1480,5 @@ int main(int argc, char **argv)
 	setenv("WHEELTIMER_ENGINE", engine_name, 1);
 	unsetenv("WHEELTIMER_DEVICE");
 	snprintf(unit, sizeof(unit), "lib/%s", unit_name ? unit_name : engine_name);
-	return tap_run(unit, tests, sizeof(tests) / sizeof(tests[0])) ? 1 : 0;
+	return tap_run(unit, tests, ARRAY_SIZE(tests)) ? 1 : 0;
 }
