@@ -52,6 +52,7 @@
  * Limits are the module's defaults: max_pending 1048576 unless asked, at
  * most 16777216.
  */
+#include <assert.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -119,6 +120,8 @@ struct wtp_timer {
 	uint8_t state;
 	uint32_t idx;
 };
+
+static_assert(sizeof(struct wtp_timer) == 80, "a timeout costs 80 bytes");
 
 /* The module's counters, by the names its fdinfo gives them. */
 struct wtp_stats {

@@ -85,8 +85,9 @@ enum wtl_hstate {
 	WTL_H_CANCELLING,	/* cancelled with NOTIFY; its EV_CANCEL waits */
 };
 
-/* Flags of a handle. */
+/* Flags of a handle, besides its WHEELTIMER_FIXED_RATE or _FIXED_DELAY. */
 #define WTL_HF_NOTIFY		0x1U	/* its queued operation has NOTIFY */
+#define WTL_HF_KIND		(WHEELTIMER_FIXED_RATE | WHEELTIMER_FIXED_DELAY)
 
 /* wtl_handle.qidx when no operation of the handle is queued. */
 #define WTL_NOQ			UINT32_MAX
@@ -98,9 +99,10 @@ enum wtl_hstate {
  * @kid: the engine's id of the timeout, once its add was submitted
  * @qidx: the position of its queued operation, or WTL_NOQ
  * @state: an enum wtl_hstate
- * @hflags: WTL_HF_* flags
- * @kind: WHEELTIMER_FIXED_RATE, WHEELTIMER_FIXED_DELAY or 0
- * @error: the negative errno of its last failed operation, or 0
+ * @hflags: WTL_HF_NOTIFY, and its kind: WHEELTIMER_FIXED_RATE,
+ *	WHEELTIMER_FIXED_DELAY or neither
+ * @error: the negative errno of its last failed operation, or 0 (errno
+ *	values are below 4096)
  */
 struct wtl_handle {
 	struct wtl_idhdr hdr;
@@ -109,9 +111,7 @@ struct wtl_handle {
 	uint32_t qidx;
 	uint8_t state;
 	uint8_t hflags;
-	uint8_t kind;
-	uint8_t pad;
-	int32_t error;
+	int16_t error;
 };
 
 struct wheeltimer;

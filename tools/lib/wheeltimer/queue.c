@@ -30,10 +30,14 @@
  * NOTIFY a cancelled handle is released at once, and its engine id goes
  * in the queued CANCEL, not in the handle.
  */
+#include <assert.h>
 #include <errno.h>
 #include <string.h>
 
 #include "internal.h"
+
+static_assert(sizeof(struct wtl_handle) == 32, "a handle costs 32 bytes");
+static_assert(!(WTL_HF_NOTIFY & WTL_HF_KIND), "handle flags apart");
 
 struct wtl_handle *wtl_handle(const struct wheeltimer *wt, uint64_t handle)
 {
@@ -141,8 +145,7 @@ static int wtl_add(struct wheeltimer *wt, uint64_t deadline, uint64_t period,
 	h->kid = 0;
 	h->qidx = qidx;
 	h->state = WTL_H_QUEUED;
-	h->hflags = 0;
-	h->kind = flags & (WHEELTIMER_FIXED_RATE | WHEELTIMER_FIXED_DELAY);
+	h->hflags = flags & WTL_HF_KIND;
 	h->error = 0;
 
 	op = &wt->q_ops[qidx];
@@ -234,7 +237,9 @@ int wheeltimer_modify(struct wheeltimer *wt, uint64_t handle,
 	op->slack = slack;
 	wt->q_handles[qidx] = handle;
 	h->qidx = qidx;
-	h->hflags = flags & WHEELTIMER_NOTIFY ? WTL_HF_NOTIFY : 0;
+	h->hflags &= ~WTL_HF_NOTIFY;
+	if (flags & WHEELTIMER_NOTIFY)
+		h->hflags |= WTL_HF_NOTIFY;
 	return 0;
 }
 
@@ -302,7 +307,7 @@ int wheeltimer_cancel(struct wheeltimer *wt, uint64_t handle, uint32_t flags)
 	}
 	h->qidx = qidx;
 	h->state = WTL_H_CANCELLING;
-	h->hflags = WTL_HF_NOTIFY;
+	h->hflags |= WTL_HF_NOTIFY;
 	return 0;
 }
 
@@ -353,7 +358,7 @@ static void wtl_answer(struct wheeltimer *wt, const struct wt_op *op,
 		flags = WHEELTIMER_EV_CANCEL | WHEELTIMER_EV_FINAL;
 		break;
 	}
-	h->hflags = 0;
+	h->hflags &= ~WTL_HF_NOTIFY;
 	if (op->status == WT_STATUS_WITHDRAWN)
 		flags |= WHEELTIMER_EV_WITHDRAWN;
 	wtl_notify(wt, handle, h, flags, res);
@@ -427,7 +432,7 @@ int wheeltimer_query(struct wheeltimer *wt, uint64_t handle,
 		return -ENOENT;
 	memset(info, 0, sizeof(*info));
 	info->cookie = h->cookie;
-	info->flags = h->kind;
+	info->flags = h->hflags & WTL_HF_KIND;
 	if (h->state == WTL_H_FAILED) {
 		info->state = WHEELTIMER_STATE_FAILED;
 		info->error = h->error;

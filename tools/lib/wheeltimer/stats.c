@@ -5,7 +5,9 @@
  *
  * The kernel engine's counters are the lines of /proc/self/fdinfo/FD; the
  * in-process engine writes the same lines. Each line is "key:" and a
- * value; the value of a counter is the first number after the colon. The
+ * value; the value of a counter is the first number after the colon
+ * (decimal, or octal with a leading 0 or hexadecimal with 0x, as strtoull()
+ * reads them, for the kernel's own lines such as "flags"). The
  * module's keys grow and change between versions, so the parser knows no
  * order and no set: a key it does not know is skipped (wheeltimer_stat()
  * still finds it by name), a counter that is missing is left 0 with its
@@ -79,8 +81,9 @@ static int wtl_kv_next(const char **pos, const char **key, size_t *keylen,
 		;
 	if (p == eol || *p < '0' || *p > '9')
 		return -EINVAL;
+	/* Base 0: the kernel's own lines give "flags" in octal. */
 	errno = 0;
-	v = strtoull(p, &end, 10);
+	v = strtoull(p, &end, 0);
 	if (errno || end > eol)
 		return -EINVAL;
 	*value = v;

@@ -1174,6 +1174,8 @@ static void test_stats_parser(void)
 			     WHEELTIMER_STAT_DELIVERED);
 	CHECK_EQ(wtl_fdinfo_value(text, "never_heard_of", &v), 0);
 	CHECK_EQ(v, 99);
+	CHECK_EQ(wtl_fdinfo_value(text, "flags", &v), 0);
+	CHECK_EQ(v, 02004002);
 	CHECK_EQ(wtl_fdinfo_value(text, "slots_occupied", &v), 0);
 	CHECK_EQ(v, 3);
 	CHECK_EQ(wtl_fdinfo_value(text, "hrtimer_armed_tick", &v), -EINVAL);
@@ -1299,6 +1301,9 @@ static void test_parity_ops(void)
 	k[n++] = (struct wt_op){ .op = WT_OP_ADD, .flags = WT_ABSTIME, .cookie = 2 };
 	k[n++] = (struct wt_op){ .op = WT_OP_ADD, .deadline = SEC, .cookie = 3 };
 	k[n++] = (struct wt_op){ .op = WT_OP_ADD, .deadline = SEC, .cookie = 4 };
+	/* A deadline whose tick lies past KTIME_MAX (1 ms does not divide it). */
+	k[n++] = (struct wt_op){ .op = WT_OP_ADD, .flags = WT_ABSTIME,
+				 .deadline = TMAX };
 	memcpy(p, k, sizeof(k));
 	CHECK_EQ(wk->engine->batch(wk, k, n), 3);
 	CHECK_EQ(wp->engine->batch(wp, p, n), 3);
