@@ -14,9 +14,9 @@
  *    asked for at tick floor(now / resolution). So nothing fires before
  *    its deadline, and with zero slack nothing waits in the wheel for more
  *    than one resolution after it.
- *  - Delivery: a timeout that comes due moves to the ready list (its wheel
- *    node serves as the link) until a read or a cancel takes it, so it has
- *    at most one record. A cancel of a fired, unread one withdraws the
+ *  - Delivery: a timeout that comes due moves to the ready list (its links
+ *    take the place of its wheel node) until a read or a cancel takes it,
+ *    so it has at most one record. A cancel of a fired, unread one withdraws the
  *    record; a modify withdraws it and arms the timeout again.
  *  - Periodic timeouts go on when their record is read: FIXED_RATE at the
  *    first deadline + k * period after the read (k - 1 overruns),
@@ -26,8 +26,10 @@
  *  - A clock that reads behind the wheel's (CLOCK_REALTIME set back, or a
  *    virtual CLOCK_REALTIME clock set back) makes an add that would land
  *    between the two rebuild the wheel around the clock, as the module does
- *    today. REWIND: when module/wheel.c gains wheel_rewind() (issue 11),
- *    wtp_rebuild() becomes a call to it; nothing else changes.
+ *    today. REWIND: with the wheel_rewind() of issue 11, wtp_rebuild()
+ *    becomes a call to it; nothing else changes. Nothing here depends on
+ *    the type of the wheel's links (hlist today, list_head with issue 11),
+ *    so this file compiles against either wheel.
  *
  * Where it differs, because it has no interrupt of its own: due timeouts
  * are collected by the read that wants them (as the module does after
@@ -97,8 +99,11 @@ enum wtp_state {
 /**
  * struct wtp_timer - one timeout of the in-process engine
  * @hdr: its id's generation, for the store
- * @entry: its place in the wheel; while ready, @entry.node links it on the
- *	ready list instead
+ * @entry: its place in the wheel, while queued
+ * @link: while ready, its place on the ready list, over @entry's node (so
+ *	@entry goes through wheel_entry_init() before it is queued again)
+ * @link.next: the next ready timeout, NULL for the last
+ * @link.prev: the previous one, NULL for the first
  * @deadline: the deadline that fires next (queued) or fired (ready), in ns
  * @cookie: the caller's cookie
  * @fired_at: when it was found due, while ready
@@ -110,7 +115,13 @@ enum wtp_state {
  */
 struct wtp_timer {
 	struct wtl_idhdr hdr;
-	struct wheel_entry entry;
+	union {
+		struct wheel_entry entry;
+		struct {
+			struct wtp_timer *next;
+			struct wtp_timer *prev;
+		} link;
+	};
 	uint64_t deadline;
 	uint64_t cookie;
 	uint64_t fired_at;
@@ -139,8 +150,9 @@ struct wtp_stats {
 /**
  * struct wtp - the engine's state for one context
  * @timers: the store of timeouts, whose ids the library sees
- * @ready: fired timeouts whose record is unread, oldest first
- * @ready_tail: the last node of @ready, NULL when empty
+ * @ready: the first of the fired timeouts whose record is unread, oldest
+ *	first; NULL when there is none
+ * @ready_tail: the last of them
  * @nr_ready: records on @ready
  * @vnow: the virtual clock, in ns
  * @armed: the tick the timerfd is armed for, or WTP_UNARMED
@@ -158,8 +170,8 @@ struct wtp_stats {
  */
 struct wtp {
 	struct wtl_idtab timers;
-	struct hlist_head ready;
-	struct hlist_node *ready_tail;
+	struct wtp_timer *ready;
+	struct wtp_timer *ready_tail;
 	uint64_t nr_ready;
 	uint64_t vnow;
 	uint64_t armed;
@@ -237,25 +249,30 @@ static uint64_t wtp_id(const struct wtp_timer *t)
 	return (uint64_t)t->hdr.gen << 32 | t->idx;
 }
 
-/* The ready list: an hlist used as a FIFO through its tail pointer. */
+/* The ready list: a FIFO with removal from anywhere, for withdrawals. */
 static void wtp_ready_append(struct wtp *e, struct wtp_timer *t)
 {
+	t->state = WTP_READY;
+	t->link.next = NULL;
+	t->link.prev = e->ready_tail;
 	if (e->ready_tail)
-		hlist_add_behind(&t->entry.node, e->ready_tail);
+		e->ready_tail->link.next = t;
 	else
-		hlist_add_head(&t->entry.node, &e->ready);
-	e->ready_tail = &t->entry.node;
+		e->ready = t;
+	e->ready_tail = t;
 	e->nr_ready++;
 }
 
 static void wtp_ready_del(struct wtp *e, struct wtp_timer *t)
 {
-	struct hlist_node *node = &t->entry.node;
-
-	if (e->ready_tail == node)
-		e->ready_tail = node->pprev == &e->ready.first ? NULL :
-				container_of(node->pprev, struct hlist_node, next);
-	hlist_del_init(node);
+	if (t->link.prev)
+		t->link.prev->link.next = t->link.next;
+	else
+		e->ready = t->link.next;
+	if (t->link.next)
+		t->link.next->link.prev = t->link.prev;
+	else
+		e->ready_tail = t->link.prev;
 	e->nr_ready--;
 }
 
@@ -321,18 +338,20 @@ static void wtp_program(struct wtp *e)
  */
 static void wtp_rebuild(struct wtp *e, uint64_t nowtick)
 {
+	struct wtp_timer *all = NULL, *t;
 	struct wheel_entry *ent;
-	struct hlist_node *node;
-	struct hlist_head all;
 
-	INIT_HLIST_HEAD(&all);
-	while ((ent = wheel_drain(&e->wheel)))
-		hlist_add_head(&ent->node, &all);
+	/* Chained through their links, which leave @expires alone. */
+	while ((ent = wheel_drain(&e->wheel))) {
+		t = container_of(ent, struct wtp_timer, entry);
+		t->link.next = all;
+		all = t;
+	}
 	wheel_init(&e->wheel, nowtick);
-	while ((node = all.first)) {
-		ent = hlist_entry(node, struct wheel_entry, node);
-		hlist_del_init(node);
-		wheel_add(&e->wheel, ent, ent->expires);
+	while ((t = all)) {
+		all = t->link.next;
+		wheel_entry_init(&t->entry);
+		wheel_add(&e->wheel, &t->entry, t->entry.expires);
 	}
 	e->armed = WTP_UNARMED;
 	e->reprogram = true;
@@ -351,6 +370,7 @@ static void wtp_queue(struct wtp *e, struct wtp_timer *t, uint64_t tick)
 			wtp_rebuild(e, nowtick);
 	}
 	t->state = WTP_QUEUED;
+	wheel_entry_init(&t->entry);
 	wheel_add(&e->wheel, &t->entry, tick);
 	if (tick < e->armed)
 		e->reprogram = true;
@@ -395,7 +415,6 @@ static int wtp_op_add(struct wtp *e, struct wt_op *op, uint64_t now)
 		return -ENOMEM;
 
 	t->idx = (uint32_t)id;
-	wheel_entry_init(&t->entry);
 	t->deadline = deadline;
 	t->cookie = op->cookie;
 	t->fired_at = 0;
@@ -527,7 +546,6 @@ static void wtp_collect(struct wtp *e, uint64_t now, uint64_t nowtick,
 	while (e->nr_ready < want &&
 	       (ent = wheel_expire(&e->wheel, nowtick, &budget))) {
 		t = container_of(ent, struct wtp_timer, entry);
-		t->state = WTP_READY;
 		t->fired_at = now;
 		wtp_ready_append(e, t);
 		e->stats.fired++;
@@ -588,8 +606,8 @@ static int wtp_read(struct wheeltimer *wt, void *buf, unsigned int max)
 	if (!wtp_is_virtual(e))
 		wtp_collect(e, now, wtp_tick_now(e, now), max);
 
-	while (n < max && e->ready.first) {
-		t = hlist_entry(e->ready.first, struct wtp_timer, entry.node);
+	while (n < max && e->ready) {
+		t = e->ready;
 		wtp_ready_del(e, t);
 		wtp_describe(t, now, &ev, &next);
 		memcpy((char *)buf + (size_t)n * sizeof(ev), &ev, sizeof(ev));
@@ -622,7 +640,6 @@ static uint64_t wtp_walk(struct wtp *e, uint64_t target)
 		budget = UINT_MAX;
 		while ((ent = wheel_expire(&e->wheel, tick, &budget))) {
 			t = container_of(ent, struct wtp_timer, entry);
-			t->state = WTP_READY;
 			t->fired_at = e->vnow;
 			wtp_ready_append(e, t);
 			e->stats.fired++;
@@ -765,7 +782,6 @@ static int wtp_open(struct wheeltimer *wt)
 	e->efd = -1;
 	e->epfd = -1;
 	wtl_idtab_init(&e->timers, sizeof(struct wtp_timer));
-	INIT_HLIST_HEAD(&e->ready);
 	wt->priv = e;
 	wt->fd = -1;
 	e->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * Userspace stand-in for the hlist part of <linux/list.h>, for
+ * Userspace stand-in for the parts of <linux/list.h> that module/wheel.c
+ * uses (hlist in the 7-level wheel, list_head in the 11-level one), for
  * libwheeltimer's in-process engine, with the kernel's documented meaning:
- * an unhashed node has a NULL pprev, and the first node's pprev points at
- * its head's first pointer.
+ * an unhashed hlist node has a NULL pprev and the first node's pprev points
+ * at its head's first pointer; a list_head is circular, and an empty one
+ * (or a node taken off with list_del_init()) points at itself.
  */
 #ifndef _WHEELTIMER_LIB_SHIM_LIST_H
 #define _WHEELTIMER_LIB_SHIM_LIST_H
@@ -74,6 +76,75 @@ static inline void hlist_move_list(struct hlist_head *old,
 	if (new->first)
 		new->first->pprev = &new->first;
 	old->first = NULL;
+}
+
+static inline void INIT_LIST_HEAD(struct list_head *list)
+{
+	list->next = list;
+	list->prev = list;
+}
+
+static inline int list_empty(const struct list_head *head)
+{
+	return head->next == head;
+}
+
+#define list_entry(ptr, type, member)	container_of(ptr, type, member)
+#define list_first_entry(ptr, type, member) \
+	list_entry((ptr)->next, type, member)
+
+/* Put @n between the neighbours @prev and @next. */
+static inline void __list_add(struct list_head *n, struct list_head *prev,
+			      struct list_head *next)
+{
+	next->prev = n;
+	n->next = next;
+	n->prev = prev;
+	prev->next = n;
+}
+
+static inline void list_add_tail(struct list_head *n, struct list_head *head)
+{
+	__list_add(n, head->prev, head);
+}
+
+static inline void list_del_init(struct list_head *entry)
+{
+	entry->prev->next = entry->next;
+	entry->next->prev = entry->prev;
+	INIT_LIST_HEAD(entry);
+}
+
+/* Put the entries of @list between @prev and @next; @list is not emptied. */
+static inline void __list_splice(const struct list_head *list,
+				 struct list_head *prev, struct list_head *next)
+{
+	struct list_head *first = list->next, *last = list->prev;
+
+	first->prev = prev;
+	prev->next = first;
+	last->next = next;
+	next->prev = last;
+}
+
+/* Move the entries of @list to the front of @head; @list is left empty. */
+static inline void list_splice_init(struct list_head *list,
+				    struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head, head->next);
+		INIT_LIST_HEAD(list);
+	}
+}
+
+/* Move the entries of @list to the back of @head; @list is left empty. */
+static inline void list_splice_tail_init(struct list_head *list,
+					 struct list_head *head)
+{
+	if (!list_empty(list)) {
+		__list_splice(list, head->prev, head);
+		INIT_LIST_HEAD(list);
+	}
 }
 
 #endif
