@@ -13,28 +13,31 @@
  *    moved later within its slack by wheel_apply_slack(); what is due is
  *    asked for at tick floor(now / resolution). So nothing fires before
  *    its deadline, and with zero slack nothing waits in the wheel for more
- *    than one resolution after it.
+ *    than one resolution after it. A deadline whose tick would start after
+ *    KTIME_MAX fails with -ERANGE, and slack stops at the last tick.
  *  - Delivery: a timeout that comes due moves to the ready list (its links
  *    take the place of its wheel node) until a read or a cancel takes it,
- *    so it has at most one record. A cancel of a fired, unread one withdraws the
- *    record; a modify withdraws it and arms the timeout again.
+ *    so it has at most one record. A cancel of a fired, unread one
+ *    withdraws the record; a modify withdraws it and arms the timeout
+ *    again. A timeout that is due by the clock counts as fired even before
+ *    a read has collected it: a cancel or a modify withdraws it, as the
+ *    module does with what its hrtimer found due.
  *  - Periodic timeouts go on when their record is read: FIXED_RATE at the
  *    first deadline + k * period after the read (k - 1 overruns),
  *    FIXED_DELAY one period after the read.
  *  - The virtual clock moves only by advance, which walks the wheel from
  *    one due tick to the next; records carry the tick they fired at.
  *  - A clock that reads behind the wheel's (CLOCK_REALTIME set back, or a
- *    virtual CLOCK_REALTIME clock set back) makes an add that would land
- *    between the two rebuild the wheel around the clock, as the module does
- *    today. REWIND: with the wheel_rewind() of issue 11, wtp_rebuild()
- *    becomes a call to it; nothing else changes. Nothing here depends on
- *    the type of the wheel's links (hlist today, list_head with issue 11),
- *    so this file compiles against either wheel.
+ *    virtual CLOCK_REALTIME clock set back) sets the wheel's clock back
+ *    with wheel_rewind() before anything is added or collected, so that a
+ *    new timeout is never taken for due early; "rewinds" counts it.
  *
  * Where it differs, because it has no interrupt of its own: due timeouts
- * are collected by the read that wants them (as the module does after
- * issue 11), stamped with the clock at that moment, and only as many as the
- * read has room for.
+ * are collected by the read that wants them, or a batch, as in the module,
+ * but stamped with the clock at that moment (the module stamps what its
+ * hrtimer found due with the expiry's reading), and a read collects only
+ * as many as it has room for. There is no per-user limit: the memory is
+ * the process's own.
  *
  * The descriptor a caller polls is an epoll descriptor holding two others:
  * a timerfd, armed (absolute, on the context's clock) at the start of the
@@ -144,7 +147,7 @@ struct wtp_stats {
 	uint64_t withdrawn;
 	uint64_t overruns;
 	uint64_t programs;
-	uint64_t rebuilds;
+	uint64_t rewinds;
 };
 
 /**
@@ -162,6 +165,8 @@ struct wtp_stats {
  * @efd: the eventfd that says records may be ready at once
  * @epfd: the epoll descriptor holding both, the context's descriptor
  * @resolution: ns per tick
+ * @last_tick: the last tick whose start is a time (at most KTIME_MAX)
+ * @max_deadline: the last deadline a timeout may have: @last_tick's start
  * @max_pending: the most live timeouts
  * @flags: WT_CONFIG_* flags
  * @clockid: the clock deadlines are measured on
@@ -181,6 +186,8 @@ struct wtp {
 	int efd;
 	int epfd;
 	uint64_t resolution;
+	uint64_t last_tick;
+	uint64_t max_deadline;
 	uint64_t max_pending;
 	uint64_t flags;
 	int32_t clockid;
@@ -217,13 +224,18 @@ static uint64_t wtp_now(const struct wtp *e)
 	return wtp_is_virtual(e) ? e->vnow : wtl_clock_ns(e->clockid);
 }
 
-/* The tick at which a deadline of @ns with @slack ns of slack is due. */
+/*
+ * The tick at which a deadline of @ns (at most @e->max_deadline) with
+ * @slack ns of slack is due; slack stops at the last tick.
+ */
 static uint64_t wtp_tick(const struct wtp *e, uint64_t ns, uint64_t slack)
 {
 	uint64_t tick = (ns + e->resolution - 1) / e->resolution;
+	uint64_t room = e->last_tick - tick;
 
 	if (slack)
-		tick = wheel_apply_slack(tick, slack / e->resolution);
+		tick = wheel_apply_slack(tick, slack / e->resolution < room ?
+					 slack / e->resolution : room);
 	return tick;
 }
 
@@ -282,7 +294,7 @@ static void wtp_arm(struct wtp *e, uint64_t tick)
 	struct itimerspec its = { 0 };
 	uint64_t ns;
 
-	if (tick > WTL_TIME_MAX / e->resolution)
+	if (tick > e->last_tick)
 		ns = WTL_TIME_MAX;
 	else
 		ns = tick * e->resolution;
@@ -332,43 +344,23 @@ static void wtp_program(struct wtp *e)
 	wtp_signal(e, ready);
 }
 
-/*
- * Put every entry back in a wheel whose clock is @nowtick.
- * REWIND: wheel_rewind(&e->wheel, nowtick) once module/wheel.c has it.
- */
-static void wtp_rebuild(struct wtp *e, uint64_t nowtick)
+/* Set the wheel's clock back to the reading @nowtick if it is behind. */
+static void wtp_rewind(struct wtp *e, uint64_t nowtick)
 {
-	struct wtp_timer *all = NULL, *t;
-	struct wheel_entry *ent;
-
-	/* Chained through their links, which leave @expires alone. */
-	while ((ent = wheel_drain(&e->wheel))) {
-		t = container_of(ent, struct wtp_timer, entry);
-		t->link.next = all;
-		all = t;
-	}
-	wheel_init(&e->wheel, nowtick);
-	while ((t = all)) {
-		all = t->link.next;
-		wheel_entry_init(&t->entry);
-		wheel_add(&e->wheel, &t->entry, t->entry.expires);
-	}
-	e->armed = WTP_UNARMED;
+	if (nowtick >= e->wheel.clk)
+		return;
+	wheel_rewind(&e->wheel, nowtick);
+	e->stats.rewinds++;
+	/* Due entries it made future are placed again at the next expiry. */
 	e->reprogram = true;
-	e->stats.rebuilds++;
 }
 
 /* Queue @t, in neither the wheel nor the ready list, at @tick. */
 static void wtp_queue(struct wtp *e, struct wtp_timer *t, uint64_t tick)
 {
-	uint64_t nowtick;
-
-	if (tick <= e->wheel.clk) {
-		/* Due for the wheel; is it due for the clock too? */
-		nowtick = wtp_tick_now(e, wtp_now(e));
-		if (nowtick < tick)
-			wtp_rebuild(e, nowtick);
-	}
+	/* Due for the wheel: is it due for the clock too? */
+	if (tick <= e->wheel.clk)
+		wtp_rewind(e, wtp_tick_now(e, wtp_now(e)));
 	t->state = WTP_QUEUED;
 	wheel_entry_init(&t->entry);
 	wheel_add(&e->wheel, &t->entry, tick);
@@ -376,19 +368,23 @@ static void wtp_queue(struct wtp *e, struct wtp_timer *t, uint64_t tick)
 		e->reprogram = true;
 }
 
-/* An absolute deadline from a relative or absolute one, or -ERANGE. */
-static int wtp_deadline(const struct wt_op *op, uint64_t now,
-			uint64_t *deadline)
+/*
+ * The absolute deadline of @op: its own, or with WT_ABSTIME clear that
+ * many ns after @now. -ERANGE if its tick would start after KTIME_MAX.
+ */
+static int wtp_deadline(const struct wtp *e, const struct wt_op *op,
+			uint64_t now, uint64_t *deadline)
 {
-	if (op->deadline > WTL_TIME_MAX)
-		return -ERANGE;
-	if (op->flags & WT_ABSTIME) {
-		*deadline = op->deadline;
-		return 0;
+	uint64_t d = op->deadline;
+
+	if (!(op->flags & WT_ABSTIME)) {
+		if (d > WTL_TIME_MAX - now)
+			return -ERANGE;
+		d += now;
 	}
-	if (op->deadline > WTL_TIME_MAX - now)
+	if (d > e->max_deadline)
 		return -ERANGE;
-	*deadline = now + op->deadline;
+	*deadline = d;
 	return 0;
 }
 
@@ -405,7 +401,7 @@ static int wtp_op_add(struct wtp *e, struct wt_op *op, uint64_t now)
 		return -EINVAL;
 	if (op->slack > WTL_TIME_MAX)
 		return -EINVAL;
-	ret = wtp_deadline(op, now, &deadline);
+	ret = wtp_deadline(e, op, now, &deadline);
 	if (ret)
 		return ret;
 	if (e->timers.nr_live >= e->max_pending)
@@ -432,8 +428,13 @@ static int wtp_op_add(struct wtp *e, struct wt_op *op, uint64_t now)
 	return WT_STATUS_ADDED;
 }
 
-/* Take @t out of the wheel or the ready list; returns a WT_STATUS_*. */
-static int wtp_unlink(struct wtp *e, struct wtp_timer *t)
+/*
+ * Take @t out of the wheel or the ready list; returns a WT_STATUS_*. A
+ * queued timeout before @due, the first tick the clock has not reached,
+ * has fired, though no read has collected it yet: it is withdrawn as if
+ * it had been.
+ */
+static int wtp_unlink(struct wtp *e, struct wtp_timer *t, uint64_t due)
 {
 	if (t->state == WTP_READY) {
 		wtp_ready_del(e, t);
@@ -441,10 +442,15 @@ static int wtp_unlink(struct wtp *e, struct wtp_timer *t)
 		return WT_STATUS_WITHDRAWN;
 	}
 	wheel_del(&e->wheel, &t->entry);
+	if (t->entry.expires < due) {
+		e->stats.fired++;
+		e->stats.withdrawn++;
+		return WT_STATUS_WITHDRAWN;
+	}
 	return WT_STATUS_PENDING;
 }
 
-static int wtp_op_cancel(struct wtp *e, struct wt_op *op)
+static int wtp_op_cancel(struct wtp *e, struct wt_op *op, uint64_t due)
 {
 	struct wtp_timer *t;
 	int status;
@@ -454,14 +460,15 @@ static int wtp_op_cancel(struct wtp *e, struct wt_op *op)
 	t = wtl_idtab_lookup(&e->timers, op->id);
 	if (!t)
 		return -ENOENT;
-	status = wtp_unlink(e, t);
+	status = wtp_unlink(e, t, due);
 	if (status == WT_STATUS_PENDING)
 		e->stats.cancelled++;
 	wtl_idtab_put(&e->timers, op->id);
 	return status;
 }
 
-static int wtp_op_modify(struct wtp *e, struct wt_op *op, uint64_t now)
+static int wtp_op_modify(struct wtp *e, struct wt_op *op, uint64_t now,
+			 uint64_t due)
 {
 	struct wtp_timer *t;
 	uint64_t deadline;
@@ -470,13 +477,13 @@ static int wtp_op_modify(struct wtp *e, struct wt_op *op, uint64_t now)
 	if (op->flags & ~WT_ABSTIME || op->period || op->cookie ||
 	    op->slack > WTL_TIME_MAX)
 		return -EINVAL;
-	status = wtp_deadline(op, now, &deadline);
+	status = wtp_deadline(e, op, now, &deadline);
 	if (status)
 		return status;
 	t = wtl_idtab_lookup(&e->timers, op->id);
 	if (!t)
 		return -ENOENT;
-	status = wtp_unlink(e, t);
+	status = wtp_unlink(e, t, due);
 	t->deadline = deadline;
 	if (t->kind != WTP_ONESHOT)
 		t->slack = op->slack;
@@ -486,7 +493,8 @@ static int wtp_op_modify(struct wtp *e, struct wt_op *op, uint64_t now)
 }
 
 /* Apply @op and record its outcome in it, as the module does. */
-static void wtp_apply(struct wtp *e, struct wt_op *op, uint64_t now)
+static void wtp_apply(struct wtp *e, struct wt_op *op, uint64_t now,
+		      uint64_t due)
 {
 	int ret;
 
@@ -495,9 +503,9 @@ static void wtp_apply(struct wtp *e, struct wt_op *op, uint64_t now)
 	else if (op->op == WT_OP_ADD)
 		ret = wtp_op_add(e, op, now);
 	else if (op->op == WT_OP_CANCEL)
-		ret = wtp_op_cancel(e, op);
+		ret = wtp_op_cancel(e, op, due);
 	else if (op->op == WT_OP_MODIFY)
-		ret = wtp_op_modify(e, op, now);
+		ret = wtp_op_modify(e, op, now, due);
 	else
 		ret = -EINVAL;
 
@@ -516,18 +524,26 @@ static int wtp_batch(struct wheeltimer *wt, struct wt_op *ops, unsigned int n)
 {
 	struct wtp *e = wtp(wt);
 	unsigned int i, done = 0;
-	uint64_t now = 0;
+	uint64_t now = 0, due = 0;
+	bool virt = wtp_is_virtual(e);
 
-	/* One clock reading for the batch, and only if a deadline needs it. */
+	/*
+	 * One clock reading for the batch, if a relative deadline needs it,
+	 * or, on a real clock, a cancel or modify may find a timeout due.
+	 */
 	for (i = 0; i < n; i++) {
-		if ((ops[i].op == WT_OP_ADD || ops[i].op == WT_OP_MODIFY) &&
-		    !(ops[i].flags & WT_ABSTIME)) {
+		if (((ops[i].op == WT_OP_ADD || ops[i].op == WT_OP_MODIFY) &&
+		     !(ops[i].flags & WT_ABSTIME)) ||
+		    (!virt && (ops[i].op == WT_OP_CANCEL ||
+			       ops[i].op == WT_OP_MODIFY))) {
 			now = wtp_now(e);
 			break;
 		}
 	}
+	if (!virt && i < n)
+		due = wtp_tick_now(e, now) + 1;
 	for (i = 0; i < n; i++) {
-		wtp_apply(e, &ops[i], now);
+		wtp_apply(e, &ops[i], now, due);
 		done += !ops[i].error;
 	}
 	if (e->reprogram)
@@ -557,8 +573,8 @@ static void wtp_collect(struct wtp *e, uint64_t now, uint64_t nowtick,
  * record is read at @now: its id is released (WT_EVENT_FINAL) or it goes
  * on at *@next.
  */
-static void wtp_describe(const struct wtp_timer *t, uint64_t now,
-			 struct wt_event *ev, uint64_t *next)
+static void wtp_describe(const struct wtp *e, const struct wtp_timer *t,
+			 uint64_t now, struct wt_event *ev, uint64_t *next)
 {
 	uint64_t overruns = 0;
 
@@ -574,11 +590,11 @@ static void wtp_describe(const struct wtp_timer *t, uint64_t now,
 		if (now > t->deadline)
 			overruns = (now - t->deadline) / t->period;
 		/* deadline + (overruns + 1) * period, if it is a time at all */
-		if (overruns < (WTL_TIME_MAX - t->deadline) / t->period)
+		if (overruns < (e->max_deadline - t->deadline) / t->period)
 			*next = t->deadline + (overruns + 1) * t->period;
 		break;
 	case WTP_FIXED_DELAY:
-		if (t->period <= WTL_TIME_MAX - now)
+		if (now <= e->max_deadline && t->period <= e->max_deadline - now)
 			*next = now + t->period;
 		break;
 	default:
@@ -603,13 +619,15 @@ static int wtp_read(struct wheeltimer *wt, void *buf, unsigned int max)
 		e->armed = WTP_UNARMED;
 
 	now = wtp_now(e);
-	if (!wtp_is_virtual(e))
+	if (!wtp_is_virtual(e)) {
+		wtp_rewind(e, wtp_tick_now(e, now));
 		wtp_collect(e, now, wtp_tick_now(e, now), max);
+	}
 
 	while (n < max && e->ready) {
 		t = e->ready;
 		wtp_ready_del(e, t);
-		wtp_describe(t, now, &ev, &next);
+		wtp_describe(e, t, now, &ev, &next);
 		memcpy((char *)buf + (size_t)n * sizeof(ev), &ev, sizeof(ev));
 		n++;
 		e->stats.delivered++;
@@ -671,8 +689,9 @@ static int wtp_advance(struct wheeltimer *wt, struct wt_advance *adv)
 		return -ERANGE;
 
 	if (target < e->vnow) {
-		/* Stepped back: nothing fires; wtp_queue() copes with adds. */
+		/* Stepped back: nothing fires. */
 		e->vnow = target;
+		wtp_rewind(e, wtp_tick_now(e, target));
 		adv->expired = 0;
 	} else {
 		adv->expired = wtp_walk(e, target);
@@ -687,15 +706,20 @@ static int wtp_query(struct wheeltimer *wt, struct wt_query *q)
 	struct wtp *e = wtp(wt);
 	struct wtp_timer *t;
 	uint64_t now;
+	bool fired;
 
 	t = wtl_idtab_lookup(&e->timers, q->id);
 	if (!t)
 		return -ENOENT;
 	now = wtp_now(e);
+	/* Fired: ready, or due by the clock and not collected yet. */
+	fired = t->state == WTP_READY ||
+		(!wtp_is_virtual(e) &&
+		 t->entry.expires <= wtp_tick_now(e, now));
 	memset(q, 0, sizeof(*q));
 	q->id = wtp_id(t);
 	q->flags = wtp_kind_flags(t);
-	q->state = t->state == WTP_READY ? WT_STATE_FIRED : WT_STATE_PENDING;
+	q->state = fired ? WT_STATE_FIRED : WT_STATE_PENDING;
 	q->deadline = t->deadline;
 	q->remaining = t->deadline > now ? t->deadline - now : 0;
 	q->cookie = t->cookie;
@@ -723,7 +747,7 @@ static int wtp_fdinfo(const struct wheeltimer *wt, char *buf, size_t size)
 		       "ready:\t%llu\nadded:\t%llu\nmodified:\t%llu\n"
 		       "fired:\t%llu\ndelivered:\t%llu\ncancelled:\t%llu\n"
 		       "withdrawn:\t%llu\noverruns:\t%llu\n"
-		       "timerfd_programs:\t%llu\nrebuilds:\t%llu\n",
+		       "timerfd_programs:\t%llu\nrewinds:\t%llu\n",
 		       e->clockid, wtp_is_virtual(e),
 		       (unsigned long long)e->resolution,
 		       (unsigned long long)e->max_pending,
@@ -739,7 +763,7 @@ static int wtp_fdinfo(const struct wheeltimer *wt, char *buf, size_t size)
 		       (unsigned long long)st->withdrawn,
 		       (unsigned long long)st->overruns,
 		       (unsigned long long)st->programs,
-		       (unsigned long long)st->rebuilds);
+		       (unsigned long long)st->rewinds);
 	if (len < 0)
 		return -EIO;
 	return (size_t)len < size ? len : -ENOSPC;
@@ -843,6 +867,8 @@ static int wtp_configure(struct wheeltimer *wt, struct wt_config *cfg)
 	e->tfd = tfd;
 
 	e->resolution = cfg->resolution;
+	e->last_tick = WTL_TIME_MAX / cfg->resolution;
+	e->max_deadline = e->last_tick * cfg->resolution;
 	e->max_pending = cfg->max_pending;
 	e->flags = cfg->flags;
 	e->clockid = cfg->clockid;

@@ -735,6 +735,28 @@ static void test_errors(void)
 	CHECK_EQ(ev[0].cookie, 77);
 	wheeltimer_close(wt);
 
+	/*
+	 * The last deadline is KTIME_MAX rounded down to the resolution: one
+	 * in the partial tick above it could never be reached.
+	 */
+	CHECK_EQ(open_virtual(&wt), 0);
+	CHECK_EQ(wheeltimer_add(wt, TMAX / MS * MS, 0, WHEELTIMER_ABSTIME, 1,
+				&h), 0);
+	CHECK_EQ(wheeltimer_add(wt, TMAX / MS * MS + 1, 0, WHEELTIMER_ABSTIME,
+				2, &h), 0);
+	CHECK_EQ(wheeltimer_add(wt, TMAX / MS * MS - MS, 3 * MS,
+				WHEELTIMER_ABSTIME, 3, &h), 0);
+	CHECK_EQ(reap_all(wt, ev, 4), 1);
+	CHECK_EQ(ev[0].cookie, 2);
+	CHECK_EQ(ev[0].res, -ERANGE);
+	/* Slack stops at the last tick. */
+	CHECK_EQ(advance_to(wt, TMAX / MS * MS - 1), 0);
+	CHECK_EQ(advance_to(wt, TMAX), 2);
+	CHECK_EQ(reap_all(wt, ev, 4), 2);
+	CHECK_EQ(ev[0].fired_at, TMAX / MS * MS);
+	CHECK_EQ(ev[1].fired_at, TMAX / MS * MS);
+	wheeltimer_close(wt);
+
 	/* Not virtual: no advance. */
 	CHECK_EQ(open_ctx(&wt, engine, 0, CLOCK_MONOTONIC, 0, 0), 0);
 	CHECK_EQ(wheeltimer_advance(wt, MS, 0, NULL, NULL), -EINVAL);
@@ -1055,6 +1077,42 @@ static void test_periodic_real(void)
 		got++;
 	}
 	CHECK_EQ(wheeltimer_cancel(wt, h, 0), 0);
+	wheeltimer_close(wt);
+}
+
+/* Due by the clock, collected or not: a cancel or modify withdraws it. */
+static void test_due_uncollected(void)
+{
+	struct wheeltimer_event ev[4];
+	struct wheeltimer_info info;
+	struct timespec ts = { 0, 3 * MS };
+	struct wheeltimer *wt;
+	uint64_t a, b, c, now;
+
+	CHECK_EQ(open_ctx(&wt, engine, 0, CLOCK_MONOTONIC, 0, 0), 0);
+	CHECK_EQ(wheeltimer_now(wt, &now), 0);
+	CHECK_EQ(wheeltimer_add(wt, now + MS, 0, WHEELTIMER_ABSTIME, 1, &a), 0);
+	CHECK_EQ(wheeltimer_add(wt, now + MS, 0, WHEELTIMER_ABSTIME, 2, &b), 0);
+	CHECK_EQ(wheeltimer_add(wt, now + MS, 0, WHEELTIMER_ABSTIME, 3, &c), 0);
+	CHECK_EQ(wheeltimer_submit(wt), 3);
+	/* Past the deadline's tick, with nothing read since. */
+	while (mono_ns() < now + 3 * MS)
+		nanosleep(&ts, NULL);
+	CHECK_EQ(wheeltimer_query(wt, c, &info), 0);
+	CHECK_EQ(info.state, WHEELTIMER_STATE_FIRED);
+	CHECK_EQ(wheeltimer_cancel(wt, a, WHEELTIMER_NOTIFY), 0);
+	CHECK_EQ(wheeltimer_modify(wt, b, SEC, 0, WHEELTIMER_NOTIFY), 0);
+	CHECK_EQ(wheeltimer_submit(wt), 2);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 4, 30 * SEC), 3);
+	CHECK_EQ(ev[0].flags, WHEELTIMER_EV_CANCEL | WHEELTIMER_EV_WITHDRAWN |
+			      WHEELTIMER_EV_FINAL);
+	CHECK_EQ(ev[1].flags, WHEELTIMER_EV_MODIFY | WHEELTIMER_EV_WITHDRAWN);
+	CHECK_EQ(ev[2].handle, c);
+	CHECK_EQ(ev[2].flags, WHEELTIMER_EV_FINAL);
+	CHECK(ev[2].fired_at >= now + MS);
+	CHECK_EQ(stat_of(wt, "withdrawn"), 2);
+	CHECK_EQ(stat_of(wt, "fired"), 3);
+	CHECK_EQ(wheeltimer_cancel(wt, b, 0), 0);
 	wheeltimer_close(wt);
 }
 
@@ -1438,6 +1496,7 @@ static const struct tap_test tests[] = {
 	{ "submit_failure", test_submit_failure },
 	{ "query", test_query },
 	{ "real_clock_never_early", test_real_clock },
+	{ "due_uncollected_is_fired", test_due_uncollected },
 	{ "periodic_real_clock", test_periodic_real },
 	{ "poll_fd", test_poll_fd },
 	{ "eventfd", test_eventfd },
