@@ -8,6 +8,7 @@
 #   make demo       load the module in a VM and show it at work
 #   make lint       checkpatch --strict and sparse
 #   make vm CMD=... run a command in a VM with the module loaded
+#   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install
 #
 # `make`, `make install` and `make dkms-install` never install packages:
 # they say what is missing. `make deps` installs what everything needs, and
@@ -63,7 +64,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
 	wheelctl examples check-examples check-demo check-dkms check-deb check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
-	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz
+	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz \
+	lib lib-install lib-uninstall check-lib check-lib-vm
 
 all: module
 
@@ -236,6 +238,40 @@ check-kernels: selftests
 			tee -a $(BUILD)/check-kernels.log || status=1; \
 	done; exit $$status
 
+# libwheeltimer (tools/lib/wheeltimer). check-lib: on this machine, which
+# has no module: the test suite on the in-process engine, at -O2 and under
+# ASan and UBSan, an outside program built with pkg-config against
+# `make install`, the exported symbols and the man pages. check-lib-vm: the
+# suite, static, in the VM on the kernel engine (compared with the
+# in-process one) and on the in-process engine, and the outside program on
+# both. lib-install honours DESTDIR, PREFIX and LIBDIR.
+LIB_MAKE	= $(MAKE) --no-print-directory -C tools/lib/wheeltimer O=$(BUILD)/lib
+
+lib:
+	@tools/deps build lib
+	@$(LIB_MAKE)
+
+lib-install: lib
+	@$(LIB_MAKE) install
+
+lib-uninstall:
+	@$(LIB_MAKE) uninstall
+
+check-lib:
+	@tools/deps build lib man
+	@echo "== libwheeltimer on this machine"
+	@mkdir -p $(BUILD)
+	@set -o pipefail; $(LIB_MAKE) check | tee $(BUILD)/check-lib.log
+
+check-lib-vm: vm-module
+	@tools/deps build lib vm
+	@$(LIB_MAKE) vm-test
+	@echo "== libwheeltimer in the VM, on both engines"
+	@set -o pipefail; $(VM) --add $(BUILD)/lib/vm/lib_test:/bin/lib_test \
+		--add $(BUILD)/lib/vm/outside:/bin/outside \
+		--add tools/lib/wheeltimer/tests/run-vm:/bin/run-lib-tests \
+		-- /bin/run-lib-tests | tee $(BUILD)/check-lib-vm.log
+
 # Each part appends to one log; the summary counts the cases of them all.
 check:
 	@mkdir -p $(BUILD)
@@ -247,9 +283,10 @@ check:
 	else \
 		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
 	fi; \
-	for run in check-wheel check-wheel-fuzz check-vm check-vm-debug \
-		check-kernels check-fuzz check-examples check-demo check-bench \
-		check-dkms check-deb check-man; do \
+	for run in check-wheel check-wheel-fuzz check-lib check-vm \
+		check-vm-debug check-kernels check-fuzz check-examples \
+		check-lib-vm check-demo check-bench check-dkms check-deb \
+		check-man; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
@@ -362,18 +399,23 @@ lint: checkpatch sparse
 
 # The wheel tests' stand-in for <linux/compiler.h> defines the very
 # attribute macros checkpatch asks for, so it is checked without that rule.
+# libwheeltimer (tools/lib) is userspace C that any program links: its
+# types are <stdint.h>'s, not the kernel's u64, so it is checked without
+# PREFER_KERNEL_TYPES.
 LINT_SHIM_ATTRS = tools/testing/wheel/include/linux/compiler.h
 # The tracepoints are laid out as the kernel's own TRACE_EVENT headers are,
 # which checkpatch only exempts from two layout rules under
 # include/trace/events/; here the exemption is said.
 LINT_TRACE = module/trace.h
-LINT_SOURCES = $(filter-out %.mod.c $(LINT_SHIM_ATTRS) $(LINT_TRACE),$(wildcard \
+LINT_ALL = $(filter-out %.mod.c,$(wildcard \
 		 module/*.c module/*.h uapi/linux/*.h \
 		 tools/*/*.[ch] tools/*/*/*.[ch] tools/*/*/*/*.[ch] \
 		 tools/*/*/*/*/*.[ch] selftests/wheeltimer/*.[ch]))
+LINT_LIB = $(filter tools/lib/%,$(LINT_ALL))
+LINT_SOURCES = $(filter-out $(LINT_SHIM_ATTRS) $(LINT_TRACE) $(LINT_LIB),$(LINT_ALL))
 
 checkpatch: ksrc
-	@echo "  CHECKPATCH --strict $(words $(LINT_SOURCES) $(LINT_SHIM_ATTRS) $(LINT_TRACE)) files"
+	@echo "  CHECKPATCH --strict $(words $(LINT_ALL)) files"
 	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
 		--show-types -f $(LINT_SOURCES)
 	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
@@ -382,6 +424,8 @@ checkpatch: ksrc
 	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
 		--show-types --ignore PARENTHESIS_ALIGNMENT,OPEN_ENDED_LINE \
 		-f $(LINT_TRACE)
+	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
+		--show-types --ignore PREFER_KERNEL_TYPES -f $(LINT_LIB)
 
 # On the VM module's copy of the sources, with the flags it was built with,
 # so that only the checker runs.

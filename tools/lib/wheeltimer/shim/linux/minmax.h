@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
+/*
+ * Userspace stand-in for <linux/minmax.h>, for libwheeltimer's in-process
+ * engine: each argument is evaluated once, and, as in the kernel, the
+ * compiler complains when their types differ.
+ */
+#ifndef _WHEELTIMER_LIB_SHIM_MINMAX_H
+#define _WHEELTIMER_LIB_SHIM_MINMAX_H
+
+#define __wtl_cmp(x, y, op) ({						\
+	__typeof__(x) __x = (x);					\
+	__typeof__(y) __y = (y);					\
+	(void)(&__x == &__y);						\
+	__x op __y ? __x : __y;						\
+})
+
+#define min(x, y)	__wtl_cmp(x, y, <)
+#define max(x, y)	__wtl_cmp(x, y, >)
+
+#endif
