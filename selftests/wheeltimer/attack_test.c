@@ -143,7 +143,7 @@ static const char * const metric_name[METRICS] = {
 };
 
 #define SPAN_MIN_NS	(2 * MSEC)	/* shorter ones are not logged */
-#define NR_SPANS	65536
+#define NR_SPANS	262144
 
 struct span {
 	__u64 from, to;
@@ -187,13 +187,15 @@ static void note_span(struct arena *a, int metric, __u64 from, __u64 to)
 
 /*
  * The attacker. Baseline: move one timeout to T, set the clock to T
- * (it fires), set it to T again, with T a millisecond later each round.
- * Attack: the same calls with the clock set back to 0 instead, so that
- * each MODIFY to T lands behind the wheel's clock.
+ * (it fires), set it to T again. Attack: the same calls with the clock
+ * set back to 0 instead, so that each MODIFY to T lands behind the
+ * wheel's clock. After an attack, T moves a millisecond on, so that the
+ * next baseline round does not land behind it too.
  */
 static void attacker(struct arena *a)
 {
 	__u64 t = 10 * SEC, t0, dt, id;
+	bool stepped_back = false;
 	int fd, ph;
 
 	t0 = wt_clock_ns(CLOCK_MONOTONIC);
@@ -210,14 +212,17 @@ static void attacker(struct arena *a)
 	atomic_store(&a->ready, 1);
 	while ((ph = atomic_load(&a->phase)) != STOP) {
 		t0 = wt_clock_ns(CLOCK_MONOTONIC);
-		if (!is_attack(ph))
+		if (!is_attack(ph) && stepped_back) {
 			t += MSEC;
+			stepped_back = false;
+		}
 		if (wt_modify(fd, id, WT_ABSTIME, t, 0) < 0 ||
 		    wt_set_clock(fd, t) != 1 ||
 		    wt_set_clock(fd, is_attack(ph) ? 0 : t) < 0) {
 			atomic_fetch_add(&a->attacker_errors, 1);
 			break;
 		}
+		stepped_back |= is_attack(ph);
 		dt = wt_clock_ns(CLOCK_MONOTONIC) - t0;
 		note_max(&a->round_max_ns[ph], dt);
 		atomic_fetch_add(&a->rounds[ph], 1);
