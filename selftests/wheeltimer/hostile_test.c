@@ -2,9 +2,11 @@
 /*
  * Hostile userspace: buffers that fault part way, arrays that run into
  * unmapped or read-only memory, signals in the middle of a blocking read,
- * one file exhausting its max_pending, and two processes reading one file.
- * Whatever the caller does wrong, no record is lost or doubled and a call
- * that fails changes nothing.
+ * one file exhausting its max_pending, two processes reading one file,
+ * the wall clock set back, and memory that stalls a call half way through
+ * (userfaultfd). Whatever the caller does wrong, no record is lost or
+ * doubled, a call that fails changes nothing, no waiter sleeps while
+ * records wait, and a non-blocking read never waits for another's call.
  */
 #define _GNU_SOURCE
 #include <poll.h>
@@ -12,8 +14,11 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <linux/userfaultfd.h>
 
 #include "../kselftest_harness.h"
 #include "wt_util.h"
@@ -611,6 +616,375 @@ TEST_F_TIMEOUT(hostile, wall_clock_set_back_never_fires_early, 120)
 	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
 	ksft_print_msg("rewinds after the step: %llu\n",
 		       (unsigned long long)wt_fdinfo(self->fd, "rewinds"));
+}
+
+/*
+ * Set back, the wall clock is behind the wheel's own clock: a deadline
+ * already past on the new wall clock is due at once, not when the wall
+ * clock catches up with where the wheel was.
+ */
+TEST_F_TIMEOUT(hostile, wall_clock_set_back_a_past_deadline_fires_at_once, 120)
+{
+	struct pollfd p = { .events = POLLIN };
+	__u64 real0, mono0, d, id, t0, waited;
+	struct wt_event ev;
+	int ready, n = 0, shifted;
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	if (geteuid() != 0)
+		SKIP(return, "setting the clock needs root");
+	p.fd = self->fd;
+	ASSERT_EQ(0, wt_config(self->fd, MSEC, CLOCK_REALTIME, 0, 0));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	real0 = wt_clock_ns(CLOCK_REALTIME);
+	mono0 = wt_clock_ns(CLOCK_MONOTONIC);
+
+	shifted = shift_wall_clock(-10 * (__s64)SEC);
+	if (shifted)
+		SKIP(return, "clock_settime: %s", strerror(errno));
+	/* Until the clock is put back, nothing may end the test early. */
+	d = wt_clock_ns(CLOCK_REALTIME) - SEC;
+	t0 = wt_clock_ns(CLOCK_MONOTONIC);
+	id = 0;
+	if (!wt_add_abs(self->fd, d, &id)) {
+		ready = poll(&p, 1, 2000);
+		waited = wt_clock_ns(CLOCK_MONOTONIC) - t0;
+		if (ready == 1)
+			n = wt_read(self->fd, &ev, 1);
+	} else {
+		ready = -1;
+		waited = 0;
+	}
+	restore_wall_clock(real0, mono0);
+
+	ASSERT_NE(0, id) TH_LOG("the add failed");
+	ksft_print_msg("a deadline 1 s past on a wall clock set back 10 s: %s after %.3f s\n",
+		       ready == 1 ? "readable" : "not readable", waited / 1e9);
+	EXPECT_EQ(1, ready);
+	if (ready == 1) {
+		ASSERT_EQ(1, n);
+		EXPECT_EQ(id, ev.id);
+		EXPECT_EQ(d, ev.deadline);
+		EXPECT_LE(ev.deadline, ev.fired_at);
+	}
+}
+
+/* ----------------------------------------------------- userfaultfd */
+
+/*
+ * A userfaultfd watching one page for missing-page faults, so that a
+ * kernel access to that page stalls until the test resolves it: the call
+ * making it is held in mid-flight, with whatever it holds.
+ */
+struct stall {
+	int uffd;
+	long page;
+	char *map;	/* two pages: the first present, the second watched */
+};
+
+/* 0, or a reason to skip in @why. */
+static int stall_init(struct stall *st, long page, const char **why)
+{
+	struct uffdio_api api = { .api = UFFD_API };
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_MISSING };
+
+	st->page = page;
+	st->uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (st->uffd < 0) {
+		*why = "userfaultfd() is not available";
+		return -1;
+	}
+	if (ioctl(st->uffd, UFFDIO_API, &api)) {
+		*why = "UFFDIO_API failed";
+		return -1;
+	}
+	st->map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (st->map == MAP_FAILED) {
+		*why = "mmap failed";
+		return -1;
+	}
+	memset(st->map, 0, page);
+	reg.range.start = (uintptr_t)st->map + page;
+	reg.range.len = page;
+	if (ioctl(st->uffd, UFFDIO_REGISTER, &reg)) {
+		*why = "UFFDIO_REGISTER failed";
+		return -1;
+	}
+	return 0;
+}
+
+static void stall_fini(struct stall *st)
+{
+	if (st->uffd >= 0)
+		close(st->uffd);	/* wakes anything still stalled */
+	if (st->map && st->map != MAP_FAILED)
+		munmap(st->map, 2 * st->page);
+}
+
+/* Whether something stalled on the watched page within @ms. */
+static bool stall_wait(struct stall *st, int ms)
+{
+	struct pollfd p = { .fd = st->uffd, .events = POLLIN };
+	struct uffd_msg msg;
+
+	if (poll(&p, 1, ms) != 1)
+		return false;
+	if (read(st->uffd, &msg, sizeof(msg)) != sizeof(msg))
+		return false;
+	return msg.event == UFFD_EVENT_PAGEFAULT &&
+	       msg.arg.pagefault.address >= (uintptr_t)st->map + st->page;
+}
+
+/* Let the stalled access go on: with a page of zeros. */
+static int stall_resolve(struct stall *st)
+{
+	struct uffdio_zeropage z = {
+		.range = { (uintptr_t)st->map + st->page, st->page },
+	};
+
+	return ioctl(st->uffd, UFFDIO_ZEROPAGE, &z);
+}
+
+/* Make the stalled access fail: the page becomes read-only, then wake it. */
+static int stall_fail_write(struct stall *st)
+{
+	struct uffdio_range r = { (uintptr_t)st->map + st->page, st->page };
+
+	if (mprotect(st->map + st->page, st->page, PROT_READ))
+		return -1;
+	return ioctl(st->uffd, UFFDIO_WAKE, &r);
+}
+
+struct racer {
+	int fd;
+	void *buf;
+	size_t len;
+	ssize_t ret;
+	int err;
+	atomic_bool done;
+	atomic_int tid;
+};
+
+static void *racer_read(void *arg)
+{
+	struct racer *r = arg;
+
+	atomic_store(&r->tid, gettid());
+	r->ret = read(r->fd, r->buf, r->len);
+	r->err = errno;
+	atomic_store(&r->done, true);
+	return NULL;
+}
+
+static void *racer_batch(void *arg)
+{
+	struct racer *r = arg;
+	struct wt_batch b = { .ops = (uintptr_t)r->buf, .count = 1 };
+
+	atomic_store(&r->tid, gettid());
+	r->ret = ioctl(r->fd, WT_IOC_BATCH, &b);
+	r->err = errno;
+	atomic_store(&r->done, true);
+	return NULL;
+}
+
+/* Whether @r finished within @ms. */
+static bool racer_wait(struct racer *r, int ms)
+{
+	int waited;
+
+	for (waited = 0; waited < ms; waited += 5) {
+		if (atomic_load(&r->done))
+			return true;
+		usleep(5000);
+	}
+	return atomic_load(&r->done);
+}
+
+struct poller {
+	int ep;
+	int n;
+	struct epoll_event ev;
+	__u64 took_ns;
+	atomic_int tid;
+};
+
+static void *poller_wait(void *arg)
+{
+	struct poller *p = arg;
+	__u64 t0 = wt_clock_ns(CLOCK_MONOTONIC);
+
+	atomic_store(&p->tid, gettid());
+	p->n = epoll_wait(p->ep, &p->ev, 1, 10000);
+	p->took_ns = wt_clock_ns(CLOCK_MONOTONIC) - t0;
+	return NULL;
+}
+
+/*
+ * Reader A takes both ready records and stalls copying the second one
+ * out; poller C then sleeps in a level-triggered epoll_wait. A's copy
+ * fails: the second record goes back on the ready list, and C must be
+ * woken for it.
+ */
+TEST_F_TIMEOUT(hostile, a_read_faulting_part_way_wakes_a_poller_for_the_rest, 120)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	struct poller c = { .ep = -1 };
+	struct racer a = { .fd = -1 };
+	struct stall st = { .uffd = -1 };
+	struct wt_event ev[2];
+	const char *why = "";
+	pthread_t ta, tc;
+	bool stalled;
+	__u64 ids[2];
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	if (stall_init(&st, self->page, &why)) {
+		stall_fini(&st);
+		SKIP(return, "%s", why);
+	}
+	c.ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, c.ep);
+	ASSERT_EQ(0, epoll_ctl(c.ep, EPOLL_CTL_ADD, self->fd, &e));
+	fire_n(_metadata, self->fd, 2, ids, 0, 0);
+
+	/* The first record ends the present page, the second is on the watched one. */
+	a.fd = self->fd;
+	a.buf = st.map + st.page - EV;
+	a.len = 2 * EV;
+	ASSERT_EQ(0, pthread_create(&ta, NULL, racer_read, &a));
+	stalled = stall_wait(&st, 10000);
+	EXPECT_TRUE(stalled) TH_LOG("the read never touched the watched page");
+	if (stalled) {
+		ASSERT_EQ(0, pthread_create(&tc, NULL, poller_wait, &c));
+		wait_sleeping(gettid_of(tc, &c.tid));
+		ASSERT_EQ(0, stall_fail_write(&st));
+		pthread_join(tc, NULL);
+		ksft_print_msg("epoll_wait returned %d after %.3f s\n", c.n,
+			       c.took_ns / 1e9);
+		EXPECT_EQ(1, c.n) TH_LOG("the poller slept while a record waited");
+		EXPECT_TRUE(c.ev.events & EPOLLIN);
+	}
+	stall_fini(&st);
+	pthread_join(ta, NULL);
+	/* A got the first record, the second waits, and was announced. */
+	EXPECT_EQ(EV, a.ret) TH_LOG("read: %zd, %s", a.ret, strerror(a.err));
+	EXPECT_EQ(1, wt_read(self->fd, ev, 2));
+	EXPECT_EQ(ids[1], ev[0].id);
+	EXPECT_EQ(2, wt_fdinfo(self->fd, "delivered"));
+	close(c.ep);
+}
+
+/*
+ * Thread 1 holds the file busy in a call stalled on the watched page;
+ * thread 2's O_NONBLOCK read must return at once, with records or EAGAIN,
+ * not after the stall ends.
+ */
+static void nonblocking_read_during(struct __test_metadata *_metadata,
+				    int fd, struct stall *st,
+				    struct racer *busy, bool batch,
+				    struct racer *out)
+{
+	struct racer r = { .fd = fd, .buf = out->buf, .len = EV };
+	pthread_t t1, t2;
+	bool stalled, quick;
+
+	ASSERT_EQ(0, pthread_create(&t1, NULL, batch ? racer_batch : racer_read,
+				    busy));
+	stalled = stall_wait(st, 10000);
+	EXPECT_TRUE(stalled) TH_LOG("the call never touched the watched page");
+	ASSERT_EQ(0, fcntl(fd, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(0, pthread_create(&t2, NULL, racer_read, &r));
+	/* Ten seconds of stall, then it goes on. */
+	quick = racer_wait(&r, 10000);
+	ASSERT_EQ(0, stall_resolve(st));
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	ksft_print_msg("the non-blocking read %s the stalled %s: %zd (%s)\n",
+		       quick ? "returned during" : "waited for",
+		       batch ? "batch" : "read", r.ret,
+		       r.ret < 0 ? strerror(r.err) : "bytes");
+	EXPECT_TRUE(stalled && quick)
+		TH_LOG("the O_NONBLOCK read slept until the stall ended");
+	EXPECT_TRUE(r.ret == EV || (r.ret < 0 && r.err == EAGAIN));
+	out->ret = r.ret;
+	out->err = r.err;
+}
+
+TEST_F_TIMEOUT(hostile, a_nonblocking_read_never_waits_for_a_stalled_batch, 120)
+{
+	struct racer busy = { .fd = -1 }, nb = { .fd = -1 };
+	struct stall st = { .uffd = -1 };
+	const char *why = "";
+	struct wt_event ev;
+	__u64 ids[1];
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	if (stall_init(&st, self->page, &why)) {
+		stall_fini(&st);
+		SKIP(return, "%s", why);
+	}
+	fire_n(_metadata, self->fd, 1, ids, 0, 0);
+	/* A batch of one op, on the watched page: read in mid-call. */
+	busy.fd = self->fd;
+	busy.buf = st.map + st.page;
+	nb.buf = &ev;
+	nonblocking_read_during(_metadata, self->fd, &st, &busy, true, &nb);
+	stall_fini(&st);
+	/* The zeroed op was refused; the record is read once. */
+	EXPECT_EQ(0, busy.ret) TH_LOG("batch: %zd, %s", busy.ret,
+				      strerror(busy.err));
+	EXPECT_EQ(1, wt_fdinfo(self->fd, "delivered") +
+		     wt_fdinfo(self->fd, "ready"));
+	EXPECT_EQ(1, wt_fdinfo(self->fd, "live") + wt_fdinfo(self->fd, "delivered"));
+}
+
+TEST_F_TIMEOUT(hostile, a_nonblocking_read_never_waits_for_a_stalled_read, 120)
+{
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	struct racer busy = { .fd = -1 }, nb = { .fd = -1 };
+	struct stall st = { .uffd = -1 };
+	struct wt_event ev, rest[3];
+	const char *why = "";
+	__u64 ids[3], count = 0;
+	int n;
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	if (stall_init(&st, self->page, &why)) {
+		stall_fini(&st);
+		SKIP(return, "%s", why);
+	}
+	fire_n(_metadata, self->fd, 3, ids, 0, 0);
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
+	/* Records were waiting: it was signalled once. */
+	ASSERT_EQ(sizeof(count), read(efd, &count, sizeof(count)));
+	/* A read of two records, the second landing on the watched page. */
+	busy.fd = self->fd;
+	busy.buf = st.map + st.page - EV;
+	busy.len = 2 * EV;
+	nb.buf = &ev;
+	nonblocking_read_during(_metadata, self->fd, &st, &busy, false, &nb);
+	stall_fini(&st);
+	/* Turned away while a record waited: the end of the busy call says so. */
+	if (nb.ret < 0 && nb.err == EAGAIN) {
+		count = 0;
+		EXPECT_EQ(sizeof(count), read(efd, &count, sizeof(count)));
+		EXPECT_EQ(1, count);
+	}
+	close(efd);
+	/* Every record once: two by the stalled read, one by the other or now. */
+	EXPECT_EQ(2 * EV, busy.ret) TH_LOG("read: %zd, %s", busy.ret,
+					   strerror(busy.err));
+	n = wt_read(self->fd, rest, 3);
+	EXPECT_TRUE(n == 1 || n == -EAGAIN);
+	EXPECT_EQ(3, wt_fdinfo(self->fd, "delivered"));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
 }
 
 TEST_HARNESS_MAIN

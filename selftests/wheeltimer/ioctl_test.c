@@ -401,6 +401,7 @@ TEST_F(wt, add_rejects_bad_flags_periods_slack_and_reserved)
 
 TEST_F(wt, add_deadlines_beyond_ktime_max_are_erange)
 {
+	const __u64 last = WT_KTIME_MAX / MSEC * MSEC;
 	__u64 id;
 
 	if (self->fd < 0)
@@ -409,15 +410,17 @@ TEST_F(wt, add_deadlines_beyond_ktime_max_are_erange)
 	 * The last deadline is the start of the last tick that starts by
 	 * KTIME_MAX; at virtual time 0 both reach it exactly: fine.
 	 */
-	EXPECT_EQ(0, wt_add_abs(self->fd, WT_KTIME_MAX / MSEC * MSEC, &id));
-	EXPECT_EQ(0, wt_add(self->fd, WT_KTIME_MAX / MSEC * MSEC, &id));
+	EXPECT_EQ(0, wt_add_abs(self->fd, last, &id));
+	EXPECT_EQ(0, wt_add(self->fd, last, &id));
 	ASSERT_EQ(0, wt_advance(self->fd, 1));
 
 	SNAPSHOT();
 	/* In the last, partial tick: no clock reading could reach its end. */
 	EXPECT_EQ(-ERANGE, wt_add_abs(self->fd, WT_KTIME_MAX, &id));
-	EXPECT_EQ(-ERANGE, wt_add_abs(self->fd, WT_KTIME_MAX / MSEC * MSEC + 1,
-				      &id));
+	EXPECT_EQ(-ERANGE, wt_add_abs(self->fd, last + 1, &id));
+	EXPECT_EQ(-ERANGE, wt_add(self->fd, last, &id));	/* now is 1 ns */
+	EXPECT_EQ(-ERANGE, wt_add_full(self->fd, WT_FIXED_DELAY | WT_ABSTIME,
+				       WT_KTIME_MAX, SEC, 0, 0, &id));
 	EXPECT_EQ(-ERANGE, wt_add_abs(self->fd, WT_KTIME_MAX + 1, &id));
 	EXPECT_EQ(-ERANGE, wt_add_abs(self->fd, UINT64_MAX, &id));
 	EXPECT_EQ(-ERANGE, wt_add(self->fd, WT_KTIME_MAX, &id));
@@ -425,6 +428,28 @@ TEST_F(wt, add_deadlines_beyond_ktime_max_are_erange)
 	EXPECT_EQ(-ERANGE, wt_add_full(self->fd, WT_FIXED_RATE, WT_KTIME_MAX,
 				       1, 0, 0, &id));
 	ASSERT_UNCHANGED();
+}
+
+TEST_F(wt, modify_into_the_last_partial_tick_is_erange)
+{
+	const __u64 last = WT_KTIME_MAX / MSEC * MSEC;
+	struct wt_query before, after;
+	__u64 id;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_add(self->fd, 5 * MSEC, &id));
+	ASSERT_EQ(0, wt_query(self->fd, id, &before));
+	SNAPSHOT();
+	EXPECT_EQ(-ERANGE, wt_modify(self->fd, id, WT_ABSTIME, WT_KTIME_MAX, 0));
+	EXPECT_EQ(-ERANGE, wt_modify(self->fd, id, WT_ABSTIME, last + 1, 0));
+	EXPECT_EQ(-ERANGE, wt_modify(self->fd, id, 0, last + 1, 0));
+	ASSERT_UNCHANGED();
+	ASSERT_EQ(0, wt_query(self->fd, id, &after));
+	EXPECT_EQ(0, memcmp(&before, &after, sizeof(before)));
+	EXPECT_EQ(WT_STATUS_PENDING, wt_modify(self->fd, id, WT_ABSTIME, last, 0));
+	ASSERT_EQ(0, wt_query(self->fd, id, &after));
+	EXPECT_EQ(last, after.deadline);
 }
 
 TEST_F(wt, add_with_a_bad_pointer_adds_nothing)
@@ -857,6 +882,36 @@ TEST_F(wt, advance_rejects_bad_input)
 	ASSERT_UNCHANGED();
 	EXPECT_EQ(0, wt_set_clock(self->fd, WT_KTIME_MAX));
 	EXPECT_EQ(-ERANGE, wt_advance(self->fd, 1));
+}
+
+TEST_F(wt, advance_with_a_readonly_struct_is_efault_and_changes_nothing)
+{
+	struct wt_advance a = { .time = 5 * MSEC };
+	struct wt_advance set = { .time = 10 * MSEC, .flags = WT_ADVANCE_SET };
+	char *ro = page_before_a_hole(&a, sizeof(a), true);
+	char *ro_set = page_before_a_hole(&set, sizeof(set), true);
+	struct wt_event ev;
+	__u64 id;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_NE(NULL, ro);
+	ASSERT_NE(NULL, ro_set);
+	ASSERT_EQ(0, wt_add(self->fd, 2 * MSEC, &id));
+	SNAPSHOT();
+	/* Readable, not writable: the answer could not be given. */
+	EXPECT_EQ(-EFAULT, wt_ret(ioctl(self->fd, WT_IOC_ADVANCE,
+					ro + 4096 - sizeof(a))));
+	EXPECT_EQ(-EFAULT, wt_ret(ioctl(self->fd, WT_IOC_ADVANCE,
+					ro_set + 4096 - sizeof(set))));
+	/* Neither the clock moved nor anything fired. */
+	ASSERT_UNCHANGED();
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	EXPECT_EQ(-EAGAIN, wt_read(self->fd, &ev, 1));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "now_ns"));
+	EXPECT_EQ(1, wt_advance(self->fd, 5 * MSEC));
+	munmap(ro, 4096);
+	munmap(ro_set, 4096);
 }
 
 TEST(advance_on_a_real_clock_is_einval)

@@ -291,9 +291,14 @@ TEST_F(real, eventfd_counts_wakeups_and_stays_quiet_when_idle)
 		else
 			ASSERT_EQ(-EAGAIN, i);
 	}
-	/* One wake-up or more, never more than there were records. */
+	/*
+	 * One wake-up or more, each an expiry of the file's hrtimer: one
+	 * may find nothing due yet (a cascade step), so the bound is the
+	 * number of expiries, not of records.
+	 */
 	EXPECT_LE(1, total);
-	EXPECT_GE(4, total);
+	EXPECT_NE(UINT64_MAX, wt_fdinfo(self->fd, "hrtimer_expiries"));
+	EXPECT_GE(wt_fdinfo(self->fd, "hrtimer_expiries"), total);
 	/* With nothing pending, nothing is signalled. */
 	usleep(50000);
 	EXPECT_EQ(-1, read(efd, &count, sizeof(count)));
@@ -312,7 +317,9 @@ TEST_F(real, eventfd_counts_wakeups_and_stays_quiet_when_idle)
 	ASSERT_EQ(1, poll(&p, 1, 10000));
 	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
 	ASSERT_EQ(sizeof(count), read(efd, &count, sizeof(count)));
-	EXPECT_EQ(1, count);
+	/* An expiry of the hrtimer for the same tick may come on top. */
+	EXPECT_LE(1, count);
+	EXPECT_GE(2, count);
 	close(efd);
 }
 

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <stdbool.h>
+#include <sys/eventfd.h>
 
 #include "../kselftest_harness.h"
 #include "wt_util.h"
@@ -420,6 +421,179 @@ TEST_F(virt, a_realtime_clock_set_back_never_fires_early)
 	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
 	EXPECT_EQ(late, ev.id);
 	EXPECT_EQ(150 * MSEC, ev.fired_at);
+}
+
+TEST_F(virt, a_due_timeout_after_a_backward_step_fires_at_once)
+{
+	struct wt_event ev[2];
+	__u64 first, zero, past, soon;
+	int i;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_config(self->fd, RES, CLOCK_REALTIME,
+			       WT_CONFIG_VIRTUAL, 0));
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	/* A firing at 100 ms takes the wheel's clock there. */
+	ASSERT_EQ(0, wt_add_abs(self->fd, 100 * MSEC, &first));
+	ASSERT_EQ(1, wt_set_clock(self->fd, 100 * MSEC));
+	ASSERT_EQ(1, wt_read(self->fd, ev, 1));
+	/* Set back to 50 ms: due now is due now, not at 100 ms. */
+	ASSERT_EQ(0, wt_set_clock(self->fd, 50 * MSEC));
+	ASSERT_EQ(0, wt_add(self->fd, 0, &zero));
+	ASSERT_EQ(0, wt_add_abs(self->fd, 10 * MSEC, &past));
+	EXPECT_EQ(2, wt_advance(self->fd, 0));
+	ASSERT_EQ(2, wt_read(self->fd, ev, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_TRUE(ev[i].id == zero || ev[i].id == past);
+		EXPECT_EQ(ev[i].id == zero ? 50 * MSEC : 10 * MSEC,
+			  ev[i].deadline);
+		EXPECT_EQ(50 * MSEC, ev[i].fired_at);
+	}
+	EXPECT_NE(ev[0].id, ev[1].id);
+	/* The wheel's clock went back with the file's. */
+	EXPECT_NE(UINT64_MAX, wt_fdinfo(self->fd, "rewinds"));
+	EXPECT_LE(1, wt_fdinfo(self->fd, "rewinds"));
+	/* One 10 ms ahead fires at 60 ms, neither before nor at 100 ms. */
+	ASSERT_EQ(0, wt_add(self->fd, 10 * MSEC, &soon));
+	EXPECT_EQ(0, wt_advance(self->fd, 10 * MSEC - 1));
+	EXPECT_EQ(1, wt_advance(self->fd, 1));
+	ASSERT_EQ(1, wt_read(self->fd, ev, 2));
+	EXPECT_EQ(soon, ev[0].id);
+	EXPECT_EQ(60 * MSEC, ev[0].fired_at);
+}
+
+/* The eventfd's counter, read and reset; 0 if it was not signalled. */
+static __u64 eventfd_take(int efd)
+{
+	__u64 n = 0;
+
+	if (read(efd, &n, sizeof(n)) != sizeof(n))
+		return 0;
+	return n;
+}
+
+/* @n one-shot timeouts at @first, @first + @step, ... (absolute). */
+static int add_spread(int fd, unsigned int n, __u64 first, __u64 step)
+{
+	struct wt_op ops[WT_BATCH_MAX];
+	unsigned int i, k, done = 0;
+	int r;
+
+	while (done < n) {
+		k = n - done < WT_BATCH_MAX ? n - done : WT_BATCH_MAX;
+		memset(ops, 0, k * sizeof(ops[0]));
+		for (i = 0; i < k; i++) {
+			ops[i].op = WT_OP_ADD;
+			ops[i].flags = WT_ABSTIME;
+			ops[i].deadline = first + (done + i) * step;
+		}
+		r = wt_batch(fd, ops, k);
+		if (r != (int)k)
+			return -1;
+		done += k;
+	}
+	return 0;
+}
+
+TEST_F(virt, one_advance_that_fires_adds_exactly_one_to_the_eventfd)
+{
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	struct wt_event ev[256];
+	int n;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
+	/* 200 at one instant, 1000 at as many ticks, 1000 at one more. */
+	ASSERT_EQ(0, add_spread(self->fd, 200, 10 * MSEC, 0));
+	ASSERT_EQ(0, add_spread(self->fd, 1000, 100 * MSEC, RES));
+	ASSERT_EQ(0, add_spread(self->fd, 1000, 2000 * MSEC, 0));
+
+	EXPECT_EQ(0, wt_advance(self->fd, 5 * MSEC));
+	EXPECT_EQ(0, eventfd_take(efd)) TH_LOG("signalled with nothing fired");
+	EXPECT_EQ(200, wt_advance(self->fd, 5 * MSEC));
+	EXPECT_EQ(1, eventfd_take(efd));
+	EXPECT_EQ(1000, wt_advance(self->fd, 1500 * MSEC));
+	EXPECT_EQ(1, eventfd_take(efd)) TH_LOG("1000 fired over 1000 ticks");
+	EXPECT_EQ(1000, wt_advance(self->fd, 500 * MSEC));
+	EXPECT_EQ(1, eventfd_take(efd)) TH_LOG("1000 fired at one tick");
+	EXPECT_EQ(0, wt_advance(self->fd, 500 * MSEC));
+	EXPECT_EQ(0, eventfd_take(efd));
+	/* Registered again while records wait: one more. */
+	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
+	EXPECT_EQ(1, eventfd_take(efd));
+	/* Reading the records signals nothing. */
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	while ((n = wt_read(self->fd, ev, 256)) > 0)
+		;
+	EXPECT_EQ(-EAGAIN, n);
+	EXPECT_EQ(0, eventfd_take(efd));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
+	close(efd);
+}
+
+TEST_F(virt, the_last_tick_below_ktime_max_fires_and_the_part_after_it_is_refused)
+{
+	const __u64 last = WT_KTIME_MAX / RES * RES;
+	__u64 id, moved, slacked;
+	struct wt_event ev[4];
+	int r, n;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	/* A deadline in the last partial tick could never fire. */
+	r = wt_add_abs(self->fd, WT_KTIME_MAX, &id);
+	EXPECT_EQ(-ERANGE, r);
+	/* The last whole tick, by ADD, by MODIFY, and with slack. */
+	ASSERT_EQ(0, wt_add_abs(self->fd, last, &id));
+	ASSERT_EQ(0, wt_add(self->fd, SEC, &moved));
+	ASSERT_EQ(WT_STATUS_PENDING,
+		  wt_modify(self->fd, moved, WT_ABSTIME, last, 0));
+	EXPECT_EQ(-ERANGE, wt_modify(self->fd, moved, WT_ABSTIME,
+				     WT_KTIME_MAX, 0));
+	/* Slack never moves a timeout past the last tick. */
+	ASSERT_EQ(0, wt_add_full(self->fd, WT_ABSTIME, last - RES, 0,
+				 10 * SEC, 0, &slacked));
+
+	n = wt_set_clock(self->fd, WT_KTIME_MAX);
+	EXPECT_EQ(3, n);
+	n = wt_read(self->fd, ev, 4);
+	EXPECT_EQ(3, n);
+	ksft_print_msg("%d fired at KTIME_MAX; still live: %llu\n", n,
+		       (unsigned long long)wt_fdinfo(self->fd, "live"));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "pending"));
+}
+
+TEST_F(virt, a_periodic_timeout_whose_next_deadline_is_in_the_last_partial_tick_ends)
+{
+	const __u64 last = WT_KTIME_MAX / RES * RES;
+	const __u64 rest = WT_KTIME_MAX - last;	/* next: KTIME_MAX itself */
+	struct wt_event ev[2];
+	struct wt_query q;
+	__u64 rate, delay;
+	int i;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_add_full(self->fd, WT_FIXED_RATE | WT_ABSTIME, last,
+				 rest, 0, 1, &rate));
+	ASSERT_EQ(0, wt_add_full(self->fd, WT_FIXED_DELAY | WT_ABSTIME, last,
+				 rest, 0, 2, &delay));
+	ASSERT_EQ(2, wt_set_clock(self->fd, last));
+	ASSERT_EQ(2, wt_read(self->fd, ev, 2));
+	for (i = 0; i < 2; i++) {
+		EXPECT_EQ(last, ev[i].deadline);
+		EXPECT_TRUE(ev[i].flags & WT_EVENT_FINAL)
+			TH_LOG("cookie %llu: flags %#llx", ev[i].cookie,
+			       ev[i].flags);
+	}
+	EXPECT_EQ(-ENOENT, wt_query(self->fd, rate, &q));
+	EXPECT_EQ(-ENOENT, wt_query(self->fd, delay, &q));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
 }
 
 TEST_F(virt, many_due_at_the_same_instant_all_fire_at_it)
