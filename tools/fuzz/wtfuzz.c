@@ -84,6 +84,7 @@ static struct model *files[MAX_FILES];
 static unsigned int nfiles = 3;
 static __u64 rng_state;
 static __u64 pending_default, pending_limit;
+static bool privileged;
 static int efd, notefd;
 static char *hole;		/* a PROT_NONE page */
 static bool verbose;
@@ -414,21 +415,30 @@ static void mutate_op(struct wt_op *op)
 
 /* ------------------------------------------------------------ the oracle */
 
-/* The deadline's check: ERANGE, or not, or either (a real clock moved). */
-static void deadline_oracle(const struct wt_op *op, __u64 now_lo,
-			    __u64 now_hi, struct expect *x, bool *surely_ok)
+/*
+ * The deadline's check: ERANGE, or not, or either (a real clock moved).
+ * The last deadline is the start of the last tick that starts by
+ * KTIME_MAX: KTIME_MAX rounded down to the resolution.
+ */
+static void deadline_oracle(const struct model *m, const struct wt_op *op,
+			    __u64 now_lo, __u64 now_hi, struct expect *x,
+			    bool *surely_ok)
 {
-	if (op->deadline > KTIME_MAX) {
+	__u64 last = KTIME_MAX / m->resolution * m->resolution;
+
+	if (op->deadline > last) {
 		x->errs |= E(ERANGE);
 		*surely_ok = false;
 		return;
 	}
 	if (op->flags & WT_ABSTIME)
 		return;
-	if (op->deadline > KTIME_MAX - now_hi) {
+	/* A virtual clock may stand past the last deadline already. */
+	if (now_lo > last || op->deadline > last - now_lo) {
 		x->errs |= E(ERANGE);
-		if (op->deadline > KTIME_MAX - now_lo)
-			*surely_ok = false;
+		*surely_ok = false;
+	} else if (now_hi > last || op->deadline > last - now_hi) {
+		x->errs |= E(ERANGE);
 	}
 }
 
@@ -460,7 +470,7 @@ static struct expect op_oracle(struct model *m, const struct wt_op *op,
 			x.errs |= E(EINVAL);
 			ok = false;
 		}
-		deadline_oracle(op, now_lo, now_hi, &x, &ok);
+		deadline_oracle(m, op, now_lo, now_hi, &x, &ok);
 		if (m->nlive >= m->max_pending) {
 			x.errs |= E(ENOSPC);
 			ok = false;
@@ -484,7 +494,7 @@ static struct expect op_oracle(struct model *m, const struct wt_op *op,
 			x.errs |= E(EINVAL);
 			ok = false;
 		}
-		deadline_oracle(op, now_lo, now_hi, &x, &ok);
+		deadline_oracle(m, op, now_lo, now_hi, &x, &ok);
 		if (model_find(m, op->id) < 0) {
 			x.errs |= E(ENOENT);
 			ok = false;
@@ -802,6 +812,9 @@ static void step_config(struct model *m)
 	    (c.clockid != CLOCK_MONOTONIC && c.clockid != CLOCK_BOOTTIME &&
 	     c.clockid != CLOCK_REALTIME))
 		x = (struct expect){ E(EINVAL), false };
+	/* Above the default takes a file opened with CAP_SYS_RESOURCE. */
+	else if (c.max_pending > pending_default && !privileged)
+		x = (struct expect){ E(EPERM), false };
 	if (m->nlive) {
 		x.errs |= E(EBUSY);
 		x.ok = false;
@@ -972,7 +985,7 @@ static void step_unknown(struct model *m)
 
 	switch (below(4)) {
 	case 0:	/* an unassigned number of ours */
-		cmd = _IOC(below(4), WT_IOC_MAGIC, 10 + below(246),
+		cmd = _IOC(below(4), WT_IOC_MAGIC, 11 + below(245),
 			   below(1 << 9));
 		break;
 	case 1:	/* one of ours with the size or direction changed */
@@ -990,6 +1003,9 @@ static void step_unknown(struct model *m)
 	for (i = 0; i < 10; i++)
 		if (cmd == ours[i])
 			return;
+	/* WT_IOC_STATS takes any size the caller's struct has. */
+	if (_IOC_NR(cmd) == _WT_IOC_STATS && _IOC_DIR(cmd) == _IOC_READ)
+		return;
 	/* Generic file ioctls (FIONBIO and friends) are the VFS's business. */
 	if (_IOC_TYPE(cmd) != WT_IOC_MAGIC)
 		return;
@@ -1155,6 +1171,8 @@ int main(int argc, char **argv)
 	       count, nfiles);
 	fflush(stdout);
 
+	/* What a file opened now may ask for beyond max_pending. */
+	privileged = !geteuid();
 	pending_default = read_param("max_pending", 1 << 20);
 	pending_limit = read_param("max_pending_limit", 1 << 24);
 	if (pending_limit > UINT32_MAX)
