@@ -232,7 +232,7 @@ u64 wt_tick_now(const struct wt_ctx *ctx, u64 now);
 int wt_deadline(const struct wt_ctx *ctx, u64 deadline, bool abs, u64 now,
 		u64 *out);
 void wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick);
-u64 wt_due_tick(struct wt_ctx *ctx);
+u64 wt_due_tick(struct wt_ctx *ctx, u64 now);
 void wt_program(struct wt_ctx *ctx);
 void wt_collect(struct wt_ctx *ctx, u64 want);
 int wt_advance(struct wt_ctx *ctx, u64 target, u64 *expired);

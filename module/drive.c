@@ -40,10 +40,12 @@
  * fired_at. A record's fired_at is the file's clock when the kernel found
  * the timeout due: the reading the callback took at the expiry that found
  * it, for what was due by then, else the reading of the call that
- * collected it. It is never less than the deadline. Between an expiry and
- * the collection, a CANCEL or MODIFY of a timeout the expiry found due
- * withdraws its record (WT_STATUS_WITHDRAWN), and QUERY calls it fired, as
- * if it had been collected already (wt_due_tick()).
+ * collected it. It is never less than the deadline. A timeout whose tick
+ * has started counts as fired whether or not anyone has collected it: a
+ * CANCEL or MODIFY withdraws its record (WT_STATUS_WITHDRAWN), and QUERY
+ * calls it fired (wt_due_tick()). Nobody needs to collect while nobody
+ * reads or polls: an expiry that finds only a cascade to do wakes the
+ * waiters, and the first to look moves the wheel on and re-arms.
  *
  * Who re-arms. After a collection the hrtimer is armed for the wheel's next
  * expiry, unless records are ready and what is due lies behind them: the
@@ -195,21 +197,27 @@ void wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick)
 }
 
 /*
- * While an hrtimer expiry is not collected, the first tick it did not
- * find due; else 0. A queued timeout before it counts as fired.
+ * The first tick that is not due at the reading @now, nor found due by an
+ * hrtimer expiry not collected yet: a queued timeout before it has fired,
+ * though nobody may have collected it (nobody needs to, while nobody
+ * reads or polls). 0 on a virtual clock, where only ADVANCE fires.
  */
-u64 wt_due_tick(struct wt_ctx *ctx)
+u64 wt_due_tick(struct wt_ctx *ctx, u64 now)
 {
-	u64 tick = 0;
+	u64 tick;
 
 	lockdep_assert_held(&ctx->mutex);
-	if (!READ_ONCE(ctx->expired))
+	if (wt_is_virtual(ctx))
 		return 0;
-	spin_lock_irq(&ctx->wqh.lock);
-	if (ctx->expired)
-		tick = wt_tick_now(ctx, ctx->expired_at) + 1;
-	spin_unlock_irq(&ctx->wqh.lock);
-	return tick;
+	tick = wt_tick_now(ctx, now);
+	if (READ_ONCE(ctx->expired)) {
+		spin_lock_irq(&ctx->wqh.lock);
+		/* A clock stepped back since may read before the expiry. */
+		if (ctx->expired)
+			tick = max(tick, wt_tick_now(ctx, ctx->expired_at));
+		spin_unlock_irq(&ctx->wqh.lock);
+	}
+	return tick + 1;
 }
 
 static void wt_arm(struct wt_ctx *ctx, u64 tick)

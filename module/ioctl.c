@@ -199,11 +199,11 @@ long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg)
 		wt_unlock(ctx);
 		return -ENOENT;
 	}
-	/* Fired: ready, or found due by an expiry not collected yet. */
-	fired = t->state == WT_TIMER_READY ||
-		t->entry.expires < wt_due_tick(ctx);
-	memset(&q, 0, sizeof(q));
+	/* Fired: ready, or due though nobody has collected it yet. */
 	now = wt_now(ctx);
+	fired = t->state == WT_TIMER_READY ||
+		t->entry.expires < wt_due_tick(ctx, now);
+	memset(&q, 0, sizeof(q));
 	q.id = wt_timer_id(t);
 	q.flags = wt_kind_flags(t);
 	q.state = fired ? WT_STATE_FIRED : WT_STATE_PENDING;

@@ -105,9 +105,8 @@ static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op, u64 now)
 
 /*
  * Take @t out of the wheel or the ready list; returns a WT_STATUS_*. A
- * queued timeout before @due, the first tick the last hrtimer expiry did
- * not find due, has fired already, though nobody has collected it yet:
- * its record is withdrawn as if it had been.
+ * queued timeout before @due (wt_due_tick()) has fired, though nobody has
+ * collected it yet: its record is withdrawn as if it had been.
  */
 static int wt_unlink(struct wt_ctx *ctx, struct wt_timer *t, u64 due)
 {
@@ -213,15 +212,22 @@ static void wt_apply(struct wt_ctx *ctx, struct wt_op *op, u32 only,
 	wt_op_done(op, ret);
 }
 
-/* Whether any of @n operations has a deadline relative to now. */
-static bool wt_ops_need_clock(const struct wt_op *ops, unsigned int n)
+/*
+ * Whether any of @n operations needs the clock: a deadline relative to
+ * now, or, on a real clock, a timeout that may have come due.
+ */
+static bool wt_ops_need_clock(const struct wt_ctx *ctx,
+			      const struct wt_op *ops, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < n; i++)
-		if ((ops[i].op == WT_OP_ADD || ops[i].op == WT_OP_MODIFY) &&
-		    !(ops[i].flags & WT_ABSTIME))
+	for (i = 0; i < n; i++) {
+		if (ops[i].op == WT_OP_ADD && ops[i].flags & WT_ABSTIME)
+			continue;
+		if (ops[i].op == WT_OP_ADD || ops[i].op == WT_OP_MODIFY ||
+		    (ops[i].op == WT_OP_CANCEL && !wt_is_virtual(ctx)))
 			return true;
+	}
 	return false;
 }
 
@@ -236,8 +242,13 @@ static unsigned int wt_apply_ops(struct wt_ctx *ctx, struct wt_op *ops,
 	u64 now, due;
 
 	lockdep_assert_held(&ctx->mutex);
-	due = wt_due_tick(ctx);
-	now = wt_ops_need_clock(ops, n) ? wt_now(ctx) : 0;
+	if (wt_ops_need_clock(ctx, ops, n)) {
+		now = wt_now(ctx);
+		due = wt_due_tick(ctx, now);
+	} else {
+		now = 0;
+		due = 0;
+	}
 	for (i = 0; i < n; i++) {
 		wt_apply(ctx, &ops[i], only, now, due);
 		done += !ops[i].error;

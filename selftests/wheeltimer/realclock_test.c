@@ -445,6 +445,35 @@ TEST_F(real, the_hrtimer_is_programmed_only_for_an_earlier_deadline)
 #undef TICK
 }
 
+/*
+ * Nobody reads or polls, so nobody collects: the hrtimer's expiry at the
+ * start of the coarse slot the timeout waits in finds only a cascade to
+ * do, and nothing arms it again. Once the deadline has passed, the
+ * timeout has fired all the same: CANCEL withdraws it and QUERY says so.
+ */
+TEST_F(real, a_deadline_passed_unobserved_counts_as_fired)
+{
+	struct wt_query q;
+	__u64 a, b, deadline;
+
+	if (self->fd < 0)
+		return;
+	/* 300 ticks away: beyond level 0, so at least one cascade first. */
+	ASSERT_EQ(0, wt_add(self->fd, 300 * MSEC, &a));
+	ASSERT_EQ(0, wt_add(self->fd, 300 * MSEC, &b));
+	ASSERT_EQ(0, wt_query(self->fd, a, &q));
+	EXPECT_EQ(WT_STATE_PENDING, q.state);
+	deadline = q.deadline;
+	while (now(self) < deadline + 50 * MSEC)
+		usleep(20000);
+	ASSERT_EQ(0, wt_query(self->fd, b, &q));
+	EXPECT_EQ(WT_STATE_FIRED, q.state);
+	EXPECT_EQ(WT_STATUS_WITHDRAWN, wt_cancel(self->fd, a));
+	EXPECT_EQ(WT_STATUS_WITHDRAWN, wt_modify(self->fd, b, 0, SEC, 0));
+	EXPECT_EQ(2, wt_fdinfo(self->fd, "withdrawn"));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "cancelled"));
+}
+
 TEST_F(real, an_emptied_file_fires_once_for_nothing_then_stays_quiet)
 {
 	__u64 id, programs;

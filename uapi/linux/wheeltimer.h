@@ -205,9 +205,10 @@ struct wt_api {
  *
  * MODIFY works like mod_timer(): it re-arms the timeout whatever state it is
  * in. A periodic timeout continues with its period from the new deadline.
- * A timeout the hrtimer has found due counts as fired, whether or not a
- * read() or poll() has queued its record yet: CANCEL and MODIFY withdraw
- * it (WT_STATUS_WITHDRAWN).
+ * On a real clock, a timeout whose tick has started counts as fired,
+ * whether or not a read() or poll() has queued its record yet: CANCEL and
+ * MODIFY withdraw it (WT_STATUS_WITHDRAWN). On a virtual clock only
+ * WT_IOC_ADVANCE fires timeouts.
  */
 struct wt_op {
 	__u32 op;
@@ -362,8 +363,8 @@ struct wt_eventfd {
  * struct wt_query - the state of one timeout, for WT_IOC_QUERY
  * @id: in: the timeout; unknown or stale ids fail with -ENOENT
  * @flags: out: the timeout's WT_FIXED_RATE or WT_FIXED_DELAY flag, or 0
- * @state: out: WT_STATE_PENDING or WT_STATE_FIRED (found due by the
- *	hrtimer, its record queued or about to be)
+ * @state: out: WT_STATE_PENDING or WT_STATE_FIRED (due: its record is
+ *	queued, or will be by the next read() or poll())
  * @reserved: out: zero
  * @deadline: out: the absolute deadline in ns on the context's clock: the
  *	next one if pending, the one that fired if fired
