@@ -238,6 +238,7 @@ void wtl_lq_push(struct wheeltimer *wt, const struct wheeltimer_event *ev);
 /* stats.c */
 int wtl_fdinfo_value(const char *text, const char *key, uint64_t *value);
 void wtl_stats_parse(const char *text, struct wheeltimer_stats *st);
+int wtl_read_file(const char *path, char *buf, size_t size);
 
 /* clock reading shared by the engines: the clock in ns, 0 before 1970 */
 uint64_t wtl_clock_ns(int32_t clockid);

@@ -22,6 +22,7 @@
  * the engines directly and the handshake's test hook.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -1275,6 +1276,79 @@ static void test_stats_live(void)
 	wheeltimer_close(wt);
 }
 
+/* Any file's fdinfo, by path: a wheeltimer file's, or not. */
+static void test_fdinfo_stats(void)
+{
+	static const char text[] =
+		"pos:\t0\nflags:\t02\nresolution_ns:\t250000\n"
+		"max_pending:\t77\nlive:\t5\npending:\t3\nready:\t2\n"
+		"slots_occupied:\t1\t0\nfired:\t9\nhrtimer_programs:\t4\n";
+	struct wheeltimer_stats st, own;
+	char path[64] = "/tmp/lib_test_fdinfo_XXXXXX";
+	const char *tail;
+	struct wheeltimer *wt;
+	uint64_t h;
+	int fd;
+
+	fd = mkstemp(path);
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, text, sizeof(text) - 1), sizeof(text) - 1);
+	close(fd);
+	memset(&st, 0xff, sizeof(st));
+	CHECK_EQ(wheeltimer_fdinfo_stats(path, &st), 0);
+	CHECK_EQ(st.resolution_ns, 250 * US);
+	CHECK_EQ(st.max_pending, 77);
+	CHECK_EQ(st.live, 5);
+	CHECK_EQ(st.pending, 3);
+	CHECK_EQ(st.ready, 2);
+	CHECK_EQ(st.fired, 9);
+	CHECK_EQ(st.timer_programs, 4);
+	CHECK_EQ(st.added, 0);
+	CHECK_EQ(st.submits, 0);
+	CHECK(!(st.present & WHEELTIMER_STAT_ADDED));
+
+	/* Without a key every wheeltimer file has (resolution_ns): not one. */
+	tail = strstr(text, "max_pending");
+	fd = open(path, O_WRONLY | O_TRUNC);
+	CHECK(fd >= 0);
+	CHECK_EQ(write(fd, tail, strlen(tail)), strlen(tail));
+	close(fd);
+	CHECK_EQ(wheeltimer_fdinfo_stats(path, &st), -ENODATA);
+	CHECK_EQ(st.present, 0);
+	unlink(path);
+	CHECK_EQ(wheeltimer_fdinfo_stats(path, &st), -ENOENT);
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	CHECK(fd >= 0);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	CHECK_EQ(wheeltimer_fdinfo_stats(path, &st), -ENODATA);
+	close(fd);
+
+	/*
+	 * The context's own descriptor: the device's fdinfo, with the
+	 * counters wheeltimer_stats() reads; the in-process engine's is an
+	 * epoll descriptor's, which is not a wheeltimer file's.
+	 */
+	CHECK_EQ(open_virtual(&wt), 0);
+	CHECK_EQ(wheeltimer_add(wt, MS, 0, 0, 1, &h), 0);
+	CHECK_EQ(wheeltimer_add(wt, SEC, 0, 0, 2, &h), 0);
+	CHECK_EQ(advance_to(wt, MS), 1);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", wheeltimer_fd(wt));
+	if (engine == WHEELTIMER_ENGINE_PROCESS) {
+		CHECK_EQ(wheeltimer_fdinfo_stats(path, &st), -ENODATA);
+	} else {
+		CHECK_EQ(wheeltimer_fdinfo_stats(path, &st), 0);
+		CHECK_EQ(wheeltimer_stats(wt, &own), 0);
+		CHECK_EQ(st.present, own.present);
+		CHECK_EQ(st.added, 2);
+		CHECK_EQ(st.live, 2);
+		CHECK_EQ(st.pending, 1);
+		CHECK_EQ(st.ready, 1);
+		CHECK_EQ(st.now_ns, MS);
+		CHECK_EQ(st.submits, 0);
+	}
+	wheeltimer_close(wt);
+}
+
 /* Contexts are independent: one per thread, all at once. */
 static void *thread_main(void *arg)
 {
@@ -1502,6 +1576,7 @@ static const struct tap_test tests[] = {
 	{ "eventfd", test_eventfd },
 	{ "stats_parser", test_stats_parser },
 	{ "stats_live", test_stats_live },
+	{ "fdinfo_stats", test_fdinfo_stats },
 	{ "threads", test_threads },
 	{ "parity_ops", test_parity_ops },
 	{ "parity_trace", test_parity_trace },

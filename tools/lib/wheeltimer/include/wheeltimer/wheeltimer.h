@@ -375,6 +375,7 @@ int wheeltimer_stats(const struct wheeltimer *wt,
 		     struct wheeltimer_stats *stats);
 int wheeltimer_stat(const struct wheeltimer *wt, const char *key,
 		    uint64_t *value);
+int wheeltimer_fdinfo_stats(const char *path, struct wheeltimer_stats *stats);
 const char *wheeltimer_strerror(int error);
 const char *wheeltimer_feature_name(uint64_t feature);
 int wheeltimer_major_version(void);
