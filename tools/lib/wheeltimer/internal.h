@@ -164,7 +164,10 @@ extern const struct wtl_engine wtl_process_engine;
  * @queue_resolved: cancels and modifies folded into a queued operation
  * @reads: engine read calls
  * @reaped: records handed to the caller
- * @dropped: engine records for no live handle (none should ever come)
+ * @dropped: engine records for no live handle: none should ever come from
+ *	wheeltimer_reap(); from wheeltimer_reap_buffer(), those of handles
+ *	cancelled after the caller read them
+ * @buffered: engine records handed in by wheeltimer_reap_buffer()
  */
 struct wtl_counters {
 	uint64_t submits;
@@ -174,6 +177,7 @@ struct wtl_counters {
 	uint64_t reads;
 	uint64_t reaped;
 	uint64_t dropped;
+	uint64_t buffered;
 };
 
 /**
@@ -200,6 +204,12 @@ struct wtl_counters {
  * @lq_head: the first of them
  * @lq_len: how many
  * @lq_cap: the ring's room
+ * @rq: engine records the caller read itself and handed to
+ *	wheeltimer_reap_buffer() beyond the room it gave, still in the
+ *	engine's format: converted when they are reaped, after @lq's
+ * @rq_head: the first of them
+ * @rq_len: the end of them: @rq_len - @rq_head wait
+ * @rq_cap: room in @rq
  * @cnt: the library's counters
  */
 struct wheeltimer {
@@ -223,6 +233,10 @@ struct wheeltimer {
 	uint32_t lq_head;
 	uint32_t lq_len;
 	uint32_t lq_cap;
+	struct wt_event *rq;
+	uint32_t rq_head;
+	uint32_t rq_len;
+	uint32_t rq_cap;
 	struct wtl_counters cnt;
 };
 

@@ -270,6 +270,7 @@ void wheeltimer_close(struct wheeltimer *wt)
 	free(wt->q_ops);
 	free(wt->q_handles);
 	free(wt->lq);
+	free(wt->rq);
 	free(wt);
 }
 

@@ -355,13 +355,18 @@ int wheeltimer_error(const struct wheeltimer *wt, uint64_t handle);
 int wheeltimer_query(struct wheeltimer *wt, uint64_t handle,
 		     struct wheeltimer_info *info);
 
-/* Submitting and reaping: wheeltimer_submit(3), wheeltimer_reap(3) */
+/*
+ * Submitting and reaping: wheeltimer_submit(3), wheeltimer_reap(3);
+ * records read by the caller (io_uring): wheeltimer_reap_buffer(3)
+ */
 int wheeltimer_submit(struct wheeltimer *wt);
 unsigned int wheeltimer_queued(const struct wheeltimer *wt);
 int wheeltimer_reap(struct wheeltimer *wt, struct wheeltimer_event *events,
 		    unsigned int max);
 int wheeltimer_wait(struct wheeltimer *wt, struct wheeltimer_event *events,
 		    unsigned int max, int64_t timeout_ns);
+int wheeltimer_reap_buffer(struct wheeltimer *wt, const void *buf, size_t len,
+			   struct wheeltimer_event *events, unsigned int max);
 
 /* Time: wheeltimer_now(3), wheeltimer_advance(3) */
 int wheeltimer_now(const struct wheeltimer *wt, uint64_t *now);
