@@ -59,6 +59,12 @@ static int wtk_configure(struct wheeltimer *wt, struct wt_config *cfg)
 	return wtk_ioctl(wt->fd, WT_IOC_GET_CONFIG, cfg);
 }
 
+static int wtk_get_config(struct wheeltimer *wt, struct wt_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	return wtk_ioctl(wt->fd, WT_IOC_GET_CONFIG, cfg);
+}
+
 static int wtk_batch(struct wheeltimer *wt, struct wt_op *ops, unsigned int n)
 {
 	struct wt_batch batch = {
@@ -129,6 +135,7 @@ const struct wtl_engine wtl_kernel_engine = {
 	.open		= wtk_open,
 	.handshake	= wtk_handshake,
 	.configure	= wtk_configure,
+	.get_config	= wtk_get_config,
 	.batch		= wtk_batch,
 	.read		= wtk_read,
 	.advance	= wtk_advance,

@@ -124,6 +124,7 @@ struct wheeltimer;
  * @handshake: WT_IOC_API asking for version 1 and no feature, the answer
  *	in @api; returns 0 or the call's negative errno
  * @configure: WT_IOC_SET_CONFIG, then WT_IOC_GET_CONFIG into @cfg
+ * @get_config: WT_IOC_GET_CONFIG into @cfg
  * @batch: apply @n <= batch_max operations in order; returns how many
  *	succeeded, each op's @status and @error (and @id of an add) written;
  *	or a negative errno when nothing was applied
@@ -143,6 +144,7 @@ struct wtl_engine {
 	int (*open)(struct wheeltimer *wt);
 	int (*handshake)(struct wheeltimer *wt, struct wt_api *api);
 	int (*configure)(struct wheeltimer *wt, struct wt_config *cfg);
+	int (*get_config)(struct wheeltimer *wt, struct wt_config *cfg);
 	int (*batch)(struct wheeltimer *wt, struct wt_op *ops, unsigned int n);
 	int (*read)(struct wheeltimer *wt, void *buf, unsigned int max);
 	int (*advance)(struct wheeltimer *wt, struct wt_advance *adv);
@@ -168,6 +170,8 @@ extern const struct wtl_engine wtl_process_engine;
  *	wheeltimer_reap(); from wheeltimer_reap_buffer(), those of handles
  *	cancelled after the caller read them
  * @buffered: engine records handed in by wheeltimer_reap_buffer()
+ * @foreign: records of a shared file's timeouts that another context
+ *	added, reaped with WHEELTIMER_EV_FOREIGN
  */
 struct wtl_counters {
 	uint64_t submits;
@@ -178,6 +182,7 @@ struct wtl_counters {
 	uint64_t reaped;
 	uint64_t dropped;
 	uint64_t buffered;
+	uint64_t foreign;
 };
 
 /**
@@ -185,7 +190,11 @@ struct wtl_counters {
  * @engine: its engine's calls
  * @priv: the engine's own state
  * @fd: the descriptor to poll: the device's, or the in-process timerfd
+ * @shared: opened by wheeltimer_open_fd() on a file other contexts may
+ *	hold: records that no handle of this one names are foreign, not
+ *	dropped
  * @features: the engine's WHEELTIMER_FEATURE_* bits
+ * @ioctls: the engine's ioctls, as its handshake said
  * @batch_max: the most operations per engine batch call
  * @clockid: the context's clock
  * @virtual: whether that clock is virtual
@@ -216,7 +225,9 @@ struct wheeltimer {
 	const struct wtl_engine *engine;
 	void *priv;
 	int fd;
+	bool shared;
 	uint64_t features;
+	uint64_t ioctls;
 	uint32_t batch_max;
 	int32_t clockid;
 	bool virtual;
@@ -242,6 +253,7 @@ struct wheeltimer {
 
 /* queue.c */
 int wtl_submit(struct wheeltimer *wt);
+void wtl_queue_compact(struct wheeltimer *wt);
 struct wtl_handle *wtl_handle(const struct wheeltimer *wt, uint64_t handle);
 void wtl_handle_release(struct wheeltimer *wt, uint64_t handle);
 

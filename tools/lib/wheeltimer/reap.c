@@ -84,9 +84,12 @@ static bool wtl_lq_deliver(struct wheeltimer *wt,
 /*
  * Turn the engine record at @rawp (unaligned use allowed) into the
  * caller's @out, which may be the same place; a final one releases its
- * handle. Returns false for a record that no live handle of the context
- * names: one whose handle was cancelled after the caller read it for
- * wheeltimer_reap_buffer() (the cancel withdrew it), which is dropped.
+ * handle. A record that no live handle of the context names is one whose
+ * handle was cancelled after the caller read it for
+ * wheeltimer_reap_buffer() (the cancel withdrew it), which is dropped:
+ * returns false. But on a shared file (wheeltimer_open_fd()), it may be
+ * another context's: it is handed out as foreign, with the engine's
+ * cookie and no handle.
  */
 static bool wtl_convert(struct wheeltimer *wt, const void *rawp,
 			struct wheeltimer_event *out)
@@ -98,8 +101,21 @@ static bool wtl_convert(struct wheeltimer *wt, const void *rawp,
 	h = wtl_handle(wt, raw.cookie);
 	if (!h || h->kid != raw.id || (h->state != WTL_H_LIVE &&
 				       h->state != WTL_H_CANCELLING)) {
-		wt->cnt.dropped++;
-		return false;
+		if (!wt->shared) {
+			wt->cnt.dropped++;
+			return false;
+		}
+		wt->cnt.foreign++;
+		out->handle = WHEELTIMER_HANDLE_NONE;
+		out->cookie = raw.cookie;
+		out->deadline = raw.deadline;
+		out->fired_at = raw.fired_at;
+		out->overruns = raw.overruns;
+		out->flags = (raw.flags & (WT_FIXED_RATE | WT_FIXED_DELAY |
+					   WT_EVENT_FINAL)) |
+			     WHEELTIMER_EV_FOREIGN;
+		out->res = 0;
+		return true;
 	}
 	out->handle = raw.cookie;
 	out->cookie = h->cookie;
@@ -126,8 +142,10 @@ static unsigned int wtl_rq_reap(struct wheeltimer *wt,
 			n++;
 		wt->rq_head++;
 	}
-	if (wt->rq_head == wt->rq_len)
-		wt->rq_head = wt->rq_len = 0;
+	if (wt->rq_head == wt->rq_len) {
+		wt->rq_head = 0;
+		wt->rq_len = 0;
+	}
 	return n;
 }
 

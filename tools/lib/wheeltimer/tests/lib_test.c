@@ -1457,6 +1457,169 @@ static void test_reap_buffer(void)
 	wheeltimer_close(wt);
 }
 
+/* A context's configuration, read and changed while it holds nothing. */
+static void test_set_params(void)
+{
+	struct wheeltimer_event ev[4];
+	struct wheeltimer_params p;
+	struct wheeltimer *wt;
+	uint64_t h, now;
+
+	CHECK_EQ(open_virtual(&wt), 0);
+	memset(&p, 0xff, sizeof(p));
+	wheeltimer_get_params(wt, &p);
+	CHECK_EQ(p.version, WHEELTIMER_PARAMS_VERSION);
+	CHECK_EQ(p.engine, engine);
+	CHECK_EQ(p.resolution_ns, MS);
+	CHECK_EQ(p.max_pending, 1ULL << 20);
+	CHECK_EQ(p.clockid, CLOCK_MONOTONIC);
+	CHECK_EQ(p.flags, WHEELTIMER_PARAM_VIRTUAL);
+	CHECK_EQ(p.queue_depth, WHEELTIMER_QUEUE_DEFAULT);
+	CHECK_EQ(p.features, wheeltimer_features(wt));
+	CHECK_EQ(p.missing, 0);
+	CHECK_EQ(p.reserved0 | p.reserved[0] | p.reserved[3], 0);
+
+	/* A queued add is a timeout held; cancelled, it is not. */
+	CHECK_EQ(wheeltimer_add(wt, MS, 0, 0, 1, &h), 0);
+	CHECK_EQ(wheeltimer_set_params(wt, &p), -EBUSY);
+	CHECK_EQ(wheeltimer_cancel(wt, h, 0), 0);
+	p.resolution_ns = 100 * US;
+	p.clockid = CLOCK_BOOTTIME;
+	p.flags = 0;
+	p.queue_depth = 16;
+	p.max_pending = 5;
+	CHECK_EQ(wheeltimer_set_params(wt, &p), 0);
+	CHECK_EQ(p.max_pending, 5);
+	wheeltimer_get_params(wt, &p);
+	CHECK_EQ(p.resolution_ns, 100 * US);
+	CHECK_EQ(p.clockid, CLOCK_BOOTTIME);
+	CHECK_EQ(p.flags, 0);
+	CHECK_EQ(p.queue_depth, 16);
+	CHECK_EQ(p.max_pending, 5);
+	CHECK_EQ(wheeltimer_now(wt, &now), 0);
+	CHECK(now > 0);
+	CHECK_EQ(wheeltimer_stat(wt, "resolution_ns", &now), 0);
+	CHECK_EQ(now, 100 * US);
+
+	/* Submitted and armed: busy, in the engine too. */
+	CHECK_EQ(wheeltimer_add(wt, SEC, 0, 0, 2, &h), 0);
+	CHECK_EQ(wheeltimer_submit(wt), 1);
+	CHECK_EQ(wheeltimer_set_params(wt, &p), -EBUSY);
+	CHECK_EQ(wheeltimer_cancel(wt, h, 0), 0);
+	CHECK_EQ(wheeltimer_submit(wt), 1);
+
+	/* Back to a virtual clock, which starts at 0 again. */
+	p.engine = WHEELTIMER_ENGINE_AUTO;
+	p.flags = WHEELTIMER_PARAM_VIRTUAL;
+	p.resolution_ns = MS;
+	p.clockid = CLOCK_MONOTONIC;
+	p.max_pending = 0;
+	p.queue_depth = 0;
+	CHECK_EQ(wheeltimer_set_params(wt, &p), 0);
+	CHECK_EQ(p.engine, engine);
+	CHECK_EQ(p.max_pending, 1ULL << 20);
+	CHECK_EQ(wheeltimer_now(wt, &now), 0);
+	CHECK_EQ(now, 0);
+	CHECK_EQ(wheeltimer_add(wt, 2 * MS, 0, 0, 3, &h), 0);
+	CHECK_EQ(advance_to(wt, 2 * MS), 1);
+	CHECK_EQ(reap_all(wt, ev, 4), 1);
+	CHECK_EQ(ev[0].fired_at, 2 * MS);
+
+	/* Refused: another engine, a bad struct, a missing feature. */
+	wheeltimer_get_params(wt, &p);
+	p.engine = engine == WHEELTIMER_ENGINE_KERNEL ?
+		   WHEELTIMER_ENGINE_PROCESS : WHEELTIMER_ENGINE_KERNEL;
+	CHECK_EQ(wheeltimer_set_params(wt, &p), -EINVAL);
+	wheeltimer_get_params(wt, &p);
+	p.version = 0;
+	CHECK_EQ(wheeltimer_set_params(wt, &p), -EINVAL);
+	wheeltimer_get_params(wt, &p);
+	p.features = WHEELTIMER_FEATURE_EVENTFD;
+	if (engine == WHEELTIMER_ENGINE_PROCESS) {
+		CHECK_EQ(wheeltimer_set_params(wt, &p), -WHEELTIMER_EFEATURE);
+		CHECK_EQ(p.missing, WHEELTIMER_FEATURE_EVENTFD);
+	} else {
+		CHECK_EQ(wheeltimer_set_params(wt, &p), 0);
+	}
+	wheeltimer_close(wt);
+}
+
+/*
+ * A context on a descriptor the caller opened, and a file two contexts
+ * share in turn: the second reaps the first one's timeouts as foreign.
+ */
+static void test_open_fd(void)
+{
+	struct wheeltimer_event ev[8];
+	struct wheeltimer_params p;
+	struct wheeltimer *a, *b;
+	uint64_t ha1, ha2, hb, now;
+	int fd, i, n;
+
+	CHECK_EQ(wheeltimer_open_fd(-1, &a), -EBADF);
+	CHECK(!a);
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	CHECK(fd >= 0);
+	CHECK_EQ(wheeltimer_open_fd(fd, &a), -WHEELTIMER_EAPI);
+	close(fd);
+	if (engine != WHEELTIMER_ENGINE_KERNEL)
+		return;
+
+	fd = open("/dev/wheeltimer", O_RDWR | O_CLOEXEC);
+	CHECK(fd >= 0);
+	CHECK_EQ(wheeltimer_open_fd(fd, &a), 0);
+	CHECK(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	CHECK(wheeltimer_fd(a) != fd);
+	CHECK_EQ(wheeltimer_engine(a), WHEELTIMER_ENGINE_KERNEL);
+	wheeltimer_get_params(a, &p);
+	CHECK_EQ(p.flags, 0);
+	p.flags = WHEELTIMER_PARAM_VIRTUAL;
+	CHECK_EQ(wheeltimer_set_params(a, &p), 0);
+	CHECK_EQ(wheeltimer_add(a, MS, 0, 0, 1, &ha1), 0);
+	CHECK_EQ(wheeltimer_add(a, 5 * MS, 0, 0, 2, &ha2), 0);
+	CHECK_EQ(advance_to(a, 2 * MS), 1);
+	/* Its duplicate closed, the file and its timeouts live on. */
+	wheeltimer_close(a);
+
+	CHECK_EQ(wheeltimer_open_fd(fd, &b), 0);
+	wheeltimer_get_params(b, &p);
+	CHECK_EQ(p.flags, WHEELTIMER_PARAM_VIRTUAL);
+	CHECK_EQ(p.resolution_ns, MS);
+	CHECK_EQ(wheeltimer_now(b, &now), 0);
+	CHECK_EQ(now, 2 * MS);
+	CHECK_EQ(wheeltimer_stat(b, "live", &now), 0);
+	CHECK_EQ(now, 2);
+	CHECK_EQ(wheeltimer_set_params(b, &p), -EBUSY);
+	n = reap_all(b, ev, 8);
+	CHECK_EQ(n, 1);
+	CHECK_EQ(ev[0].handle, WHEELTIMER_HANDLE_NONE);
+	CHECK_EQ(ev[0].cookie, ha1);
+	CHECK_EQ(ev[0].flags, WHEELTIMER_EV_FOREIGN | WHEELTIMER_EV_FINAL);
+	CHECK_EQ(ev[0].deadline, MS);
+
+	/* Its own handles may have the values of the first one's. */
+	CHECK_EQ(wheeltimer_add(b, MS, 0, 0, 3, &hb), 0);
+	CHECK_EQ(hb, ha1);
+	CHECK_EQ(advance_to(b, 10 * MS), 2);
+	n = reap_all(b, ev, 8);
+	CHECK_EQ(n, 2);
+	for (i = 0; i < n; i++) {
+		if (ev[i].flags & WHEELTIMER_EV_FOREIGN) {
+			CHECK_EQ(ev[i].handle, WHEELTIMER_HANDLE_NONE);
+			CHECK_EQ(ev[i].cookie, ha2);
+			CHECK_EQ(ev[i].deadline, 5 * MS);
+		} else {
+			CHECK_EQ(ev[i].handle, hb);
+			CHECK_EQ(ev[i].cookie, 3);
+			CHECK_EQ(ev[i].deadline, 3 * MS);
+		}
+	}
+	CHECK_EQ(stat_of(b, "lib_foreign"), 2);
+	CHECK_EQ(stat_of(b, "lib_dropped"), 0);
+	wheeltimer_close(b);
+	close(fd);
+}
+
 /* Contexts are independent: one per thread, all at once. */
 static void *thread_main(void *arg)
 {
@@ -1686,6 +1849,8 @@ static const struct tap_test tests[] = {
 	{ "stats_live", test_stats_live },
 	{ "fdinfo_stats", test_fdinfo_stats },
 	{ "reap_buffer", test_reap_buffer },
+	{ "set_params", test_set_params },
+	{ "open_fd_shared_file", test_open_fd },
 	{ "threads", test_threads },
 	{ "parity_ops", test_parity_ops },
 	{ "parity_trace", test_parity_trace },

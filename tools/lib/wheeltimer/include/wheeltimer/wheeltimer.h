@@ -166,6 +166,13 @@ struct wheeltimer_params {
  * was dropped from the queue; the engine never saw it
  */
 #define WHEELTIMER_EV_UNSUBMITTED	0x100000U
+/**
+ * WHEELTIMER_EV_FOREIGN - a firing of a timeout that another context added
+ * to the same file (a context of wheeltimer_open_fd()): @handle is
+ * WHEELTIMER_HANDLE_NONE and @cookie the engine's (for a timeout another
+ * libwheeltimer context added, that context's handle)
+ */
+#define WHEELTIMER_EV_FOREIGN		0x200000U
 
 /**
  * struct wheeltimer_event - one record, as wheeltimer_reap() returns it
@@ -334,13 +341,20 @@ struct wheeltimer_stats {
 
 struct wheeltimer;
 
-/* Opening and closing: wheeltimer_open(3) */
+/* Opening and closing: wheeltimer_open(3), wheeltimer_open_fd(3) */
 void wheeltimer_params_init(struct wheeltimer_params *params);
 int wheeltimer_open(struct wheeltimer_params *params, struct wheeltimer **wtp);
+int wheeltimer_open_fd(int fd, struct wheeltimer **wtp);
 void wheeltimer_close(struct wheeltimer *wt);
 int wheeltimer_fd(const struct wheeltimer *wt);
 uint32_t wheeltimer_engine(const struct wheeltimer *wt);
 uint64_t wheeltimer_features(const struct wheeltimer *wt);
+
+/* A context's configuration: wheeltimer_set_params(3) */
+void wheeltimer_get_params(const struct wheeltimer *wt,
+			   struct wheeltimer_params *params);
+int wheeltimer_set_params(struct wheeltimer *wt,
+			  struct wheeltimer_params *params);
 
 /* Preparing: wheeltimer_add(3), wheeltimer_modify(3), wheeltimer_cancel(3) */
 int wheeltimer_add(struct wheeltimer *wt, uint64_t deadline, uint64_t slack,
