@@ -480,9 +480,12 @@ int main(void)
 		die("wheeltimer_open", err);
 	kernel = p.engine == WHEELTIMER_ENGINE_KERNEL;
 	start = now();
-	printf("wheeltimer: %s\n", kernel ?
-	       "the kernel's engine, /dev/wheeltimer: one open file = one wheel driven by one hrtimer" :
-	       "the in-process engine: the same wheel, driven by one timerfd");
+	if (kernel)
+		printf("wheeltimer: the kernel's engine, /dev/wheeltimer: one open file = %s\n",
+		       "one wheel driven by one hrtimer");
+	else
+		printf("wheeltimer: the in-process engine: %s\n",
+		       "the same wheel, driven by one timerfd");
 	printf("  resolution %.3f ms, up to %llu timeouts, submitted in batches of up to %u\n",
 	       ms(p.resolution_ns), (unsigned long long)p.max_pending,
 	       p.queue_depth);
