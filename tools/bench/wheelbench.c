@@ -1105,29 +1105,6 @@ static void syscall_floor(int fd)
 
 static void churn_lib_section(void);
 
-/*
- * The churn of one of the library's engines alone, for a profile of it:
- * the tests "lib-kernel" and "lib-process".
- */
-static void test_lib_alone(uint32_t engine)
-{
-	struct mech m = engine == WHEELTIMER_ENGINE_KERNEL ? (struct mech)MS_LIBK :
-							     (struct mech)MS_LIBP;
-	static struct rounds rr;
-	struct churn_result c;
-
-	mech_open(&m);
-	memset(&rr, 0, sizeof(rr));
-	csv_begin("churn_raw", "mechanism", "pattern", "pending", "round",
-		  "arm_ns", "cancel_ns", "arm_cancel_ns", "ops", NULL);
-	churn_rounds(&m, 1, NULL, 64, false, &rr, 0, "own");
-	csv_end("churn_raw");
-	c = rounds_median(&m, &rr);
-	mech_close(&m);
-	printf("\n## %s alone: arm %llu, cancel %llu, arm + cancel %llu ns per timeout\n",
-	       m.name, c.arm, c.cancel, c.total);
-}
-
 static void test_churn(void)
 {
 	static struct rounds rr[ARRAY_SIZE(churn_mechs)];
@@ -1778,6 +1755,56 @@ static __u64 expiry_round(struct mech *m, unsigned long n, __u64 lead,
 	return (tdone - start) / n;
 }
 
+/*
+ * The churn or the expiry of one of the library's engines alone, for a
+ * profile of it: the tests "lib-kernel" and "lib-process" (churn), and
+ * "lib-kernel-expiry" and "lib-process-expiry".
+ */
+static void test_lib_alone(uint32_t engine, bool expiry)
+{
+	struct mech m = engine == WHEELTIMER_ENGINE_KERNEL ? (struct mech)MS_LIBK :
+							     (struct mech)MS_LIBP;
+	const unsigned long n = cfg.expiry_n;
+	__u64 *dl, *ck, *h, v[MAX_ROUNDS];
+	unsigned long lost = 0;
+	static struct rounds rr;
+	struct churn_result c;
+	unsigned int round;
+	struct ev *ev;
+	bool late;
+
+	mech_open(&m);
+	if (!expiry) {
+		memset(&rr, 0, sizeof(rr));
+		csv_begin("churn_raw", "mechanism", "pattern", "pending",
+			  "round", "arm_ns", "cancel_ns", "arm_cancel_ns",
+			  "ops", NULL);
+		churn_rounds(&m, 1, NULL, 64, false, &rr, 0, "own");
+		csv_end("churn_raw");
+		c = rounds_median(&m, &rr);
+		printf("\n## %s alone: arm %llu, cancel %llu, arm + cancel %llu ns per timeout\n",
+		       m.name, c.arm, c.cancel, c.total);
+		mech_close(&m);
+		return;
+	}
+
+	dl = xcalloc(n, sizeof(*dl));
+	ck = xcalloc(n, sizeof(*ck));
+	h = xcalloc(n, sizeof(*h));
+	ev = xcalloc(MAX_CHUNK, sizeof(*ev));
+	for (round = 0; round < cfg.rounds; round++)
+		v[round] = expiry_round(&m, n, 200 * NSEC_PER_MSEC,
+					NSEC_PER_MSEC, dl, ck, h, ev, &late,
+					&lost);
+	printf("## %s alone: %lu due within 1 ms, %llu ns per event%s\n",
+	       m.name, n, median(v, cfg.rounds), lost ? ", some lost" : "");
+	mech_close(&m);
+	free(dl);
+	free(ck);
+	free(h);
+	free(ev);
+}
+
 static void test_expiry(void)
 {
 	const unsigned int nm = ARRAY_SIZE(expiry_mechs);
@@ -2158,7 +2185,8 @@ static void help(void)
 {
 	printf("usage: wheelbench [-q] [-r ROUNDS] [-n N,N,...] [-i SEC] [TEST...]\n"
 	       "tests: churn rearm scale expiry lateness (default: all), and for\n"
-	       "       profiles lib-kernel or lib-process: the churn of that engine alone\n"
+	       "       profiles lib-kernel, lib-process: the churn of that engine alone,\n"
+	       "       lib-kernel-expiry, lib-process-expiry: its expiry alone\n"
 	       "  -q  quick: small sizes, few rounds (a smoke test of seconds)\n"
 	       "  -r  rounds per measurement, the median is reported\n"
 	       "  -n  pending counts for the scale test (default 1000,100000,1000000)\n"
@@ -2168,7 +2196,8 @@ static void help(void)
 int main(int argc, char **argv)
 {
 	bool all, do_churn, do_rearm, do_scale, do_expiry, do_late;
-	bool do_libk = false, do_libp = false;
+	bool do_libk = false, do_libp = false, do_libke = false;
+	bool do_libpe = false;
 	struct timespec t0, t1;
 	char *p, *tok;
 	__u64 a, b;
@@ -2245,6 +2274,10 @@ int main(int argc, char **argv)
 			do_libk = true;
 		else if (!strcmp(argv[i], "lib-process"))
 			do_libp = true;
+		else if (!strcmp(argv[i], "lib-kernel-expiry"))
+			do_libke = true;
+		else if (!strcmp(argv[i], "lib-process-expiry"))
+			do_libpe = true;
 		else
 			die("unknown test '%s'", argv[i]);
 	}
@@ -2271,9 +2304,13 @@ int main(int argc, char **argv)
 	if (do_late)
 		test_lateness();
 	if (do_libk)
-		test_lib_alone(WHEELTIMER_ENGINE_KERNEL);
+		test_lib_alone(WHEELTIMER_ENGINE_KERNEL, false);
 	if (do_libp)
-		test_lib_alone(WHEELTIMER_ENGINE_PROCESS);
+		test_lib_alone(WHEELTIMER_ENGINE_PROCESS, false);
+	if (do_libke)
+		test_lib_alone(WHEELTIMER_ENGINE_KERNEL, true);
+	if (do_libpe)
+		test_lib_alone(WHEELTIMER_ENGINE_PROCESS, true);
 	verdicts(do_churn, do_scale, do_late);
 	lib_verdicts(do_churn, do_scale, do_expiry);
 
