@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * wheelbench - wheeltimer against timerfd + epoll and io_uring timeouts,
- * side by side in one boot
+ * and libwheeltimer's two engines against each other, side by side in one
+ * boot
  *
  * Every figure is measured for each mechanism in the same run, so that what
  * matters is the ratio between them, not the absolute time (which under
@@ -11,12 +12,18 @@
  *   churn     arm + cancel of request timeouts with nothing else pending:
  *             wheeltimer one ioctl per operation and batched, timerfd from
  *             a pool of descriptors (and one descriptor per timeout),
- *             io_uring TIMEOUT / TIMEOUT_REMOVE one and many per submit
+ *             io_uring TIMEOUT / TIMEOUT_REMOVE one and many per submit;
+ *             libwheeltimer on its kernel engine and on its in-process
+ *             engine (the honest competitor: a wheel in the process and
+ *             one timerfd), one submit per loop iteration of 64
+ *             operations; and the floor of a system call (an empty
+ *             WT_IOC_BATCH, getppid()), which a shared ring would save
  *   scale     the same with 1 K, 100 K and 1 M timeouts pending (cancelling
  *             a random pending one), kernel memory per pending timeout
  *             (MemFree and Slab deltas), and the idle cost at the largest
- *             size: hrtimer programs (fdinfo) and local timer interrupts
- *             per second while every timeout is an hour away
+ *             size: hrtimer programs (fdinfo), wake-ups of a process
+ *             polling the descriptor, and local timer interrupts per
+ *             second while every timeout is an hour away
  *   expiry    N timeouts due within 1 ms: time until all are read, per event
  *   lateness  read time minus deadline over deadlines from 50 us to 2 s,
  *             p50/p99/p99.9/max, and the count of early events
@@ -44,7 +51,7 @@
 #include <linux/types.h>
 #include <linux/wheeltimer.h>
 
-#include "wt_fdinfo.h"
+#include <wheeltimer/wheeltimer.h>
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
@@ -58,7 +65,7 @@
 #define MAX_CHUNK	WT_BATCH_MAX
 #define MAX_LEVELS	4
 
-enum kind { WT, TFD, URING };
+enum kind { WT, TFD, URING, LIB };
 
 /* One mechanism as benchmarked: a kind, and how many operations per call. */
 struct mech {
@@ -67,8 +74,11 @@ struct mech {
 	unsigned int batch;	/* operations per system call */
 	bool fd_per_timeout;	/* timerfd: create per arm, close per cancel */
 	__u64 resolution;	/* wheeltimer: tick length in ns */
+	uint32_t engine;	/* libwheeltimer: WHEELTIMER_ENGINE_* */
 
-	int fd;			/* /dev/wheeltimer, or the epoll instance */
+	int fd;			/* the device, epoll, or the library's */
+	struct wheeltimer *wt;	/* libwheeltimer: the context */
+	struct wheeltimer_event *lev;
 	struct io_uring ring;
 	struct wt_op *ops;
 	struct wt_event *wtev;
@@ -300,6 +310,7 @@ static void uring_submit(struct mech *m)
 
 static void mech_open(struct mech *m)
 {
+	struct wheeltimer_params lp;
 	struct io_uring_params p;
 	struct wt_config c;
 	struct rlimit rl;
@@ -359,6 +370,19 @@ static void mech_open(struct mech *m)
 		if (!m->ts)
 			m->ts = xcalloc(URING_SQ, sizeof(*m->ts));
 		break;
+	case LIB:
+		/* As the raw file: 4 Mi timeouts (root may), the default queue. */
+		wheeltimer_params_init(&lp);
+		lp.engine = m->engine;
+		lp.resolution_ns = m->resolution;
+		lp.max_pending = 4UL << 20;
+		ret = wheeltimer_open(&lp, &m->wt);
+		if (ret)
+			die("wheeltimer_open: %s", wheeltimer_strerror(ret));
+		m->fd = wheeltimer_fd(m->wt);
+		if (!m->lev)
+			m->lev = xcalloc(MAX_CHUNK, sizeof(*m->lev));
+		break;
 	}
 }
 
@@ -376,7 +400,43 @@ static void mech_close(struct mech *m)
 	case URING:
 		io_uring_queue_exit(&m->ring);
 		break;
+	case LIB:
+		wheeltimer_close(m->wt);
+		m->wt = NULL;
+		break;
 	}
+}
+
+/* libwheeltimer: the loop iteration's one submit. */
+static void lib_submit(struct mech *m)
+{
+	int ret = wheeltimer_submit(m->wt);
+
+	if (ret < 0)
+		die("wheeltimer_submit: %s", wheeltimer_strerror(ret));
+}
+
+/*
+ * libwheeltimer: the adds @h[@from] to @h[@to - 1], just submitted, all
+ * succeeded; else m->stop_err says why the first failed, for a failure
+ * that means the engine is full, and the rest of the program dies.
+ */
+static bool lib_added(struct mech *m, const __u64 *h, unsigned long from,
+		      unsigned long to)
+{
+	unsigned long i;
+	int err;
+
+	for (i = from; i < to; i++) {
+		err = wheeltimer_error(m->wt, h[i]);
+		if (!err)
+			continue;
+		if (err != -ENOSPC && err != -ENOMEM)
+			die("%s: add: %s", m->name, wheeltimer_strerror(err));
+		m->stop_err = -err;
+		return false;
+	}
+	return true;
 }
 
 /* Close every pending timerfd among @h (they are not in the pool). */
@@ -451,8 +511,9 @@ static unsigned long mech_arm(struct mech *m, unsigned long n, const __u64 *dl,
 	struct itimerspec its = { 0 };
 	unsigned long i = 0, done = 0, j, k;
 	struct io_uring_sqe *sqe;
+	uint64_t handle;
 	unsigned int c;
-	int fd;
+	int fd, ret;
 
 	switch (m->kind) {
 	case WT:
@@ -520,6 +581,22 @@ static unsigned long mech_arm(struct mech *m, unsigned long n, const __u64 *dl,
 				uring_submit(m);
 		}
 		return n;
+	case LIB:
+		/* m->batch operations per loop iteration, one submit each. */
+		for (i = 0; i < n; i++) {
+			ret = wheeltimer_add(m->wt, dl[i], 0, WHEELTIMER_ABSTIME,
+					     ck[i], &handle);
+			h[i] = handle;
+			if (ret)
+				die("wheeltimer_add: %s", wheeltimer_strerror(ret));
+			if ((i + 1) % m->batch && i != n - 1)
+				continue;
+			lib_submit(m);
+			if (!lib_added(m, h, done, i + 1))
+				return done;
+			done = i + 1;
+		}
+		return n;
 	}
 	return 0;
 }
@@ -565,6 +642,14 @@ static void mech_cancel(struct mech *m, unsigned long n, const __u64 *h)
 			io_uring_sqe_set_data64(sqe, h[i] | REMOVE_TAG);
 			if (i % m->batch == m->batch - 1 || i == n - 1)
 				uring_submit(m);
+		}
+		break;
+	case LIB:
+		for (i = 0; i < n; i++) {
+			if (wheeltimer_cancel(m->wt, h[i], 0))
+				m->errors++;
+			if ((i + 1) % m->batch == 0 || i == n - 1)
+				lib_submit(m);
 		}
 		break;
 	}
@@ -629,6 +714,15 @@ static void mech_modify(struct mech *m, unsigned long n, const __u64 *h,
 			io_uring_sqe_set_data64(sqe, h[i] | REMOVE_TAG);
 			if (c == m->batch - 1 || i == n - 1)
 				uring_submit(m);
+		}
+		break;
+	case LIB:
+		for (i = 0; i < n; i++) {
+			if (wheeltimer_modify(m->wt, h[i], dl[i], 0,
+					      WHEELTIMER_ABSTIME))
+				m->errors++;
+			if ((i + 1) % m->batch == 0 || i == n - 1)
+				lib_submit(m);
 		}
 		break;
 	}
@@ -700,6 +794,30 @@ static unsigned int mech_reap(struct mech *m, struct ev *ev, unsigned int max,
 			(m->nfired - n) * sizeof(*m->fired));
 		m->nfired -= n;
 		return n;
+	case LIB:
+		/* Records may wait in the library: poll only when none came. */
+		ret = wheeltimer_reap(m->wt, m->lev, max);
+		if (!ret) {
+			pfd.fd = m->fd;
+			pfd.events = POLLIN;
+			if (poll(&pfd, 1, timeout_ms) <= 0)
+				return 0;
+			ret = wheeltimer_reap(m->wt, m->lev, max);
+		}
+		if (ret < 0)
+			die("wheeltimer_reap: %s", wheeltimer_strerror(ret));
+		for (i = 0; i < (unsigned int)ret; i++) {
+			if (m->lev[i].flags & (WHEELTIMER_EV_ADD |
+					       WHEELTIMER_EV_MODIFY |
+					       WHEELTIMER_EV_CANCEL)) {
+				m->errors++;
+				continue;
+			}
+			ev[n].cookie = m->lev[i].cookie;
+			ev[n].fired_at = m->lev[i].fired_at;
+			n++;
+		}
+		return n;
 	}
 	return 0;
 }
@@ -709,6 +827,10 @@ static unsigned int mech_reap(struct mech *m, struct ev *ev, unsigned int max,
 #define MS_WT(n, b)	{ .name = n, .kind = WT, .batch = b, \
 			  .resolution = WT_RESOLUTION_DEFAULT }
 #define MS_URING(n, b)	{ .name = n, .kind = URING, .batch = b }
+#define MS_LIB(n, e)	{ .name = n, .kind = LIB, .batch = 64, .engine = e, \
+			  .resolution = WT_RESOLUTION_DEFAULT }
+#define MS_LIBK		MS_LIB("lib-kernel/64", WHEELTIMER_ENGINE_KERNEL)
+#define MS_LIBP		MS_LIB("lib-process/64", WHEELTIMER_ENGINE_PROCESS)
 
 static struct mech churn_mechs[] = {
 	MS_WT("wheeltimer/1", 1),
@@ -720,6 +842,8 @@ static struct mech churn_mechs[] = {
 	MS_URING("io_uring/1", 1),
 	MS_URING("io_uring/64", 64),
 	MS_URING("io_uring/1024", 1024),
+	MS_LIBK,
+	MS_LIBP,
 };
 
 static struct mech scale_mechs[] = {
@@ -729,12 +853,16 @@ static struct mech scale_mechs[] = {
 	{ .name = "timerfd", .kind = TFD, .batch = 1 },
 	MS_URING("io_uring/1", 1),
 	MS_URING("io_uring/64", 64),
+	MS_LIBK,
+	MS_LIBP,
 };
 
 static struct mech expiry_mechs[] = {
 	MS_WT("wheeltimer", 1024),
 	{ .name = "timerfd", .kind = TFD, .batch = 1 },
 	MS_URING("io_uring", 1024),
+	MS_LIB("lib-kernel", WHEELTIMER_ENGINE_KERNEL),
+	MS_LIB("lib-process", WHEELTIMER_ENGINE_PROCESS),
 };
 
 static struct mech late_mechs[] = {
@@ -765,6 +893,18 @@ static void csv_end(const char *name)
 {
 	printf("=== wheelbench csv %s end\n", name);
 	fflush(stdout);
+}
+
+static const struct mech *find_mech(const struct mech *v, unsigned int n,
+				    const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name))
+			return &v[i];
+	die("no mechanism %s", name);
+	return NULL;
 }
 
 /* --- churn and scale ------------------------------------------------- */
@@ -911,17 +1051,6 @@ static struct churn_result rounds_median(struct mech *m, struct rounds *r)
 	return c;
 }
 
-static const struct mech *find_mech(const struct mech *v, unsigned int n,
-				    const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		if (!strcmp(v[i].name, name))
-			return &v[i];
-	return NULL;
-}
-
 static void ratio_str(char *buf, size_t len, __u64 x, __u64 base)
 {
 	if (!x || !base)
@@ -931,6 +1060,50 @@ static void ratio_str(char *buf, size_t len, __u64 x, __u64 base)
 }
 
 static struct churn_result churn_res[ARRAY_SIZE(churn_mechs)];
+
+/*
+ * The floor of a system call, which a submission ring shared with the
+ * kernel would not pay per batch: getppid() (entry and exit alone) and an
+ * empty WT_IOC_BATCH (with the ioctl's dispatch, the LSM's file_ioctl hook
+ * and the copy of struct wt_batch, but no lock and no operation).
+ */
+static __u64 floor_getppid, floor_ioctl;
+
+static void syscall_floor(int fd)
+{
+	__u64 vp[MAX_ROUNDS], vi[MAX_ROUNDS], t0, t1, t2;
+	struct wt_batch b = { 0 };
+	const unsigned int calls = cfg.quick ? 2000 : 20000;
+	unsigned int round, i;
+
+	for (round = 0; round <= cfg.rounds && round < MAX_ROUNDS; round++) {
+		t0 = now_ns();
+		for (i = 0; i < calls; i++)
+			getppid();
+		t1 = now_ns();
+		for (i = 0; i < calls; i++)
+			if (ioctl(fd, WT_IOC_BATCH, &b))
+				die("empty WT_IOC_BATCH: %s", strerror(errno));
+		t2 = now_ns();
+		/* Round 0 warms up. */
+		if (!round)
+			continue;
+		vp[round - 1] = (t1 - t0 - clock_cost) / calls;
+		vi[round - 1] = (t2 - t1 - clock_cost) / calls;
+	}
+	floor_getppid = median(vp, round - 1);
+	floor_ioctl = median(vi, round - 1);
+	printf("\n## the floor of a system call (ns per call, median of %u rounds)\n",
+	       round - 1);
+	csv_begin("syscall", "call", "ns", NULL);
+	printf("getppid,%llu\nempty_wt_ioc_batch,%llu\n", floor_getppid,
+	       floor_ioctl);
+	csv_end("syscall");
+	printf("getppid() %llu ns, an empty WT_IOC_BATCH %llu ns\n",
+	       floor_getppid, floor_ioctl);
+}
+
+static void churn_lib_section(void);
 
 static void test_churn(void)
 {
@@ -947,6 +1120,7 @@ static void test_churn(void)
 		  "arm_ns", "cancel_ns", "arm_cancel_ns", "ops", NULL);
 	churn_rounds(churn_mechs, n, NULL, 64, false, rr, 0, "own");
 	csv_end("churn_raw");
+	syscall_floor(churn_mechs[0].fd);
 	for (i = 0; i < n; i++) {
 		churn_res[i] = rounds_median(&churn_mechs[i], &rr[i]);
 		mech_close(&churn_mechs[i]);
@@ -980,6 +1154,70 @@ static void test_churn(void)
 		       churn_res[i].total, r1, r64, r1k);
 	}
 	fflush(stdout);
+	churn_lib_section();
+}
+
+/*
+ * What the system calls cost of each wheeltimer arm + cancel: two calls
+ * per batch of @batch timeouts (one to arm, one to cancel), each at least
+ * the empty WT_IOC_BATCH, as a share of @total ns per timeout.
+ */
+static double syscall_share(unsigned int batch, __u64 total)
+{
+	return total ? 2.0 * floor_ioctl / batch / total : 0;
+}
+
+/*
+ * libwheeltimer's kernel engine against its in-process engine, per arm +
+ * cancel; and what a shared submission ring would take off the kernel
+ * engine at most: the floor of its two system calls per 64 timeouts.
+ */
+static void churn_lib_section(void)
+{
+	const unsigned int n = ARRAY_SIZE(churn_mechs);
+	const struct mech *k = find_mech(churn_mechs, n, "lib-kernel/64");
+	const struct mech *p = find_mech(churn_mechs, n, "lib-process/64");
+	__u64 kt = churn_res[k - churn_mechs].total;
+	__u64 pt = churn_res[p - churn_mechs].total;
+	double sys = 2.0 * floor_ioctl / k->batch;
+	unsigned int i;
+
+	printf("\n## the system calls' share of wheeltimer's arm + cancel (2 calls per batch,\n"
+	       "## each at least an empty WT_IOC_BATCH, %llu ns)\n", floor_ioctl);
+	csv_begin("syscall_share", "mechanism", "batch", "arm_cancel_ns",
+		  "syscall_floor_ns", "share", NULL);
+	for (i = 0; i < n; i++) {
+		const struct mech *m = &churn_mechs[i];
+
+		if (m->kind != WT && !(m->kind == LIB &&
+				       m->engine == WHEELTIMER_ENGINE_KERNEL))
+			continue;
+		printf("%s,%u,%llu,%.1f,%.3f\n", m->name, m->batch,
+		       churn_res[i].total, 2.0 * floor_ioctl / m->batch,
+		       syscall_share(m->batch, churn_res[i].total));
+	}
+	csv_end("syscall_share");
+	for (i = 0; i < n; i++) {
+		const struct mech *m = &churn_mechs[i];
+
+		if (m->kind != WT && !(m->kind == LIB &&
+				       m->engine == WHEELTIMER_ENGINE_KERNEL))
+			continue;
+		printf("%-16s %6u %10llu ns, of which system calls >= %7.1f ns (%4.1f%%)\n",
+		       m->name, m->batch, churn_res[i].total,
+		       2.0 * floor_ioctl / m->batch,
+		       100 * syscall_share(m->batch, churn_res[i].total));
+	}
+	printf("\n## libwheeltimer: kernel engine / in-process engine, arm + cancel\n");
+	csv_begin("lib_churn", "kernel_ns", "process_ns", "ratio",
+		  "kernel_without_syscall_floor_ns", "ratio_without", NULL);
+	printf("%llu,%llu,%.3f,%.1f,%.3f\n", kt, pt, pt ? (double)kt / pt : 0,
+	       kt - sys, pt ? (kt - sys) / pt : 0);
+	csv_end("lib_churn");
+	printf("lib-kernel/64 %llu ns, lib-process/64 %llu ns: %.2fx;\n"
+	       "less the system calls' floor (what a shared ring saves of them): %.1f ns, %.2fx\n",
+	       kt, pt, pt ? (double)kt / pt : 0, kt - sys, pt ? (kt - sys) / pt : 0);
+	fflush(stdout);
 }
 
 struct scale_result {
@@ -991,27 +1229,79 @@ struct scale_result {
 	double slab_b;		/* Slab bytes per pending timeout */
 	double mem_b;		/* MemFree bytes per pending timeout */
 	double idle_programs;	/* per second; -1 if not measured */
+	double idle_wakeups;	/* of a poller, per second; -1 if not measured */
 	double idle_irqs;
 };
 
 static struct scale_result scale_res[MAX_LEVELS][ARRAY_SIZE(scale_mechs)];
 static double idle_base_irqs;
 
+/* Timer programs of a wheeltimer mechanism: the hrtimer's, or the timerfd's. */
+static long long idle_programs(struct mech *m)
+{
+	struct wheeltimer_stats st;
+	char path[64];
+	int ret;
+
+	if (m->kind == LIB) {
+		ret = wheeltimer_stats(m->wt, &st);
+	} else {
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", m->fd);
+		ret = wheeltimer_fdinfo_stats(path, &st);
+	}
+	if (ret || !(st.present & WHEELTIMER_STAT_TIMER_PROGRAMS))
+		return -1;
+	return st.timer_programs;
+}
+
+/*
+ * Poll @m's descriptor until @end, as an idle event loop does; returns how
+ * often it woke up. A wake-up reaps what there is (nothing is due).
+ */
+static long long idle_poll(struct mech *m, __u64 end)
+{
+	struct pollfd pfd = { .fd = m->fd, .events = POLLIN };
+	struct wt_event wev[16];
+	long long wakeups = 0;
+	__u64 t;
+	int ret;
+
+	while ((t = now_ns()) < end) {
+		ret = poll(&pfd, 1, (int)((end - t + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC));
+		if (ret <= 0)
+			continue;
+		wakeups++;
+		if (m->kind == LIB)
+			ret = wheeltimer_reap(m->wt, m->lev, MAX_CHUNK);
+		else
+			ret = read(m->fd, wev, sizeof(wev)) > 0;
+		if (ret > 0)
+			die("%s: a record while idle", m->name);
+	}
+	return wakeups;
+}
+
 static void idle_measure(struct mech *m, struct scale_result *r)
 {
-	long long p0 = -1, p1 = -1, i0, i1;
+	long long p0 = -1, p1 = -1, w = -1, i0, i1;
+	bool wheel = m && (m->kind == WT || m->kind == LIB);
 	__u64 t0, t1;
 
-	if (m && m->kind == WT)
-		p0 = wt_fdinfo_value(m->fd, "hrtimer_programs");
+	if (wheel)
+		p0 = idle_programs(m);
 	i0 = local_timer_irqs();
 	t0 = now_ns();
-	sleep_ns(cfg.idle_sec * NSEC_PER_SEC);
+	if (wheel)
+		w = idle_poll(m, t0 + cfg.idle_sec * NSEC_PER_SEC);
+	else
+		sleep_ns(cfg.idle_sec * NSEC_PER_SEC);
 	t1 = now_ns();
 	i1 = local_timer_irqs();
-	if (m && m->kind == WT)
-		p1 = wt_fdinfo_value(m->fd, "hrtimer_programs");
-	r->idle_programs = p0 < 0 ? -1 : (double)(p1 - p0) * NSEC_PER_SEC / (t1 - t0);
+	if (wheel)
+		p1 = idle_programs(m);
+	r->idle_programs = p0 < 0 || p1 < 0 ? -1 :
+			   (double)(p1 - p0) * NSEC_PER_SEC / (t1 - t0);
+	r->idle_wakeups = w < 0 ? -1 : (double)w * NSEC_PER_SEC / (t1 - t0);
 	r->idle_irqs = (double)(i1 - i0) * NSEC_PER_SEC / (t1 - t0);
 }
 
@@ -1085,6 +1375,49 @@ static void epoll_watches(unsigned long want)
 	       cur, f ? "raised to" : "could not raise it to", want);
 }
 
+/* libwheeltimer's kernel engine / its in-process engine, at each level. */
+static void lib_scale_section(void)
+{
+	const unsigned int n = ARRAY_SIZE(scale_mechs);
+	unsigned int k = find_mech(scale_mechs, n, "lib-kernel/64") - scale_mechs;
+	unsigned int p = find_mech(scale_mechs, n, "lib-process/64") - scale_mechs;
+	const struct scale_result *rk, *rp;
+	unsigned int l;
+
+	printf("\n## libwheeltimer: kernel engine / in-process engine, %s\n",
+	       "arm + cancel with N pending");
+	csv_begin("lib_scale", "level", "pending_kernel", "pending_process",
+		  "fifo_kernel_ns", "fifo_process_ns", "fifo_ratio",
+		  "random_kernel_ns", "random_process_ns", "random_ratio",
+		  "mem_kernel_bytes", "mem_process_bytes", NULL);
+	for (l = 0; l < cfg.nlevels; l++) {
+		rk = &scale_res[l][k];
+		rp = &scale_res[l][p];
+		printf("%lu,%lu,%lu,%llu,%llu,%.3f,%llu,%llu,%.3f,%.1f,%.1f\n",
+		       cfg.levels[l], rk->pending, rp->pending, rk->fifo.total,
+		       rp->fifo.total,
+		       rp->fifo.total ? (double)rk->fifo.total / rp->fifo.total : 0,
+		       rk->c.total, rp->c.total,
+		       rp->c.total ? (double)rk->c.total / rp->c.total : 0,
+		       rk->mem_b, rp->mem_b);
+	}
+	csv_end("lib_scale");
+	printf("%9s %10s %10s %7s %10s %10s %7s %9s %9s\n", "pending",
+	       "fifo kern", "fifo proc", "x", "rand kern", "rand proc", "x",
+	       "mem kern", "mem proc");
+	for (l = 0; l < cfg.nlevels; l++) {
+		char f[32], r[32];
+
+		rk = &scale_res[l][k];
+		rp = &scale_res[l][p];
+		ratio_str(f, sizeof(f), rk->fifo.total, rp->fifo.total);
+		ratio_str(r, sizeof(r), rk->c.total, rp->c.total);
+		printf("%9lu %10llu %10llu %7s %10llu %10llu %7s %9.1f %9.1f\n",
+		       cfg.levels[l], rk->fifo.total, rp->fifo.total, f,
+		       rk->c.total, rp->c.total, r, rk->mem_b, rp->mem_b);
+	}
+}
+
 static void test_scale(void)
 {
 	const unsigned int n = ARRAY_SIZE(scale_mechs);
@@ -1120,6 +1453,7 @@ static void test_scale(void)
 			r = &scale_res[l][k];
 			memset(r, 0, sizeof(*r));
 			r->idle_programs = -1;
+			r->idle_wakeups = -1;
 			r->idle_irqs = -1;
 			memset(&rr[k], 0, sizeof(rr[k]));
 			memset(&rf[k], 0, sizeof(rf[k]));
@@ -1213,30 +1547,40 @@ static void test_scale(void)
 		}
 	}
 
+	lib_scale_section();
+
 	l = cfg.nlevels - 1;
 	printf("\n## idle: %lu timeouts pending, all an hour away (%u s asleep)\n",
 	       cfg.levels[l], cfg.idle_sec);
 	csv_begin("idle", "mechanism", "pending", "seconds",
-		  "hrtimer_programs_per_s", "local_timer_irqs_per_s",
-		  "baseline_irqs_per_s", NULL);
+		  "timer_programs_per_s", "poller_wakeups_per_s",
+		  "local_timer_irqs_per_s", "baseline_irqs_per_s", NULL);
 	for (k = 0; k < n; k++) {
 		r = &scale_res[l][k];
-		printf("%s,%lu,%u,%.3f,%.3f,%.3f\n", scale_mechs[k].name,
-		       r->pending, cfg.idle_sec, r->idle_programs, r->idle_irqs,
-		       idle_base_irqs);
+		printf("%s,%lu,%u,%.3f,%.3f,%.3f,%.3f\n", scale_mechs[k].name,
+		       r->pending, cfg.idle_sec, r->idle_programs,
+		       r->idle_wakeups, r->idle_irqs, idle_base_irqs);
 	}
 	csv_end("idle");
-	printf("%-14s %18s %22s\n", "mechanism", "hrtimer programs/s",
-	       "timer interrupts/s");
-	printf("%-14s %18s %22.1f\n", "(nothing)", "-", idle_base_irqs);
+	printf("(timer: the hrtimer's programs, the in-process engine's timerfd's;\n"
+	       " wake-ups: of a process polling the descriptor all along)\n");
+	printf("%-15s %16s %12s %20s\n", "mechanism", "timer programs/s",
+	       "wake-ups/s", "timer interrupts/s");
+	printf("%-15s %16s %12s %20.1f\n", "(nothing)", "-", "-", idle_base_irqs);
 	for (k = 0; k < n; k++) {
+		char wbuf[32];
+
 		r = &scale_res[l][k];
 		if (r->idle_programs >= 0)
 			snprintf(rbuf, sizeof(rbuf), "%.2f", r->idle_programs);
 		else
 			snprintf(rbuf, sizeof(rbuf), "-");
-		printf("%-14s %18s %22.1f\n", scale_mechs[k].name, rbuf,
-		       r->idle_irqs);
+		if (r->idle_wakeups >= 0)
+			snprintf(wbuf, sizeof(wbuf), "%.2f", r->idle_wakeups);
+		else
+			snprintf(wbuf, sizeof(wbuf), "-");
+		printf("%-15s %16s %12s %20.1f\n", scale_mechs[k].name, rbuf,
+		       wbuf, r->idle_irqs);
 	}
 	fflush(stdout);
 	for (k = 0; k < n; k++)
@@ -1246,6 +1590,9 @@ static void test_scale(void)
 }
 
 /* --- re-arm ---------------------------------------------------------- */
+
+/* libwheeltimer's re-arm, ns per timeout: the kernel engine, in-process. */
+static __u64 rearm_lib[2];
 
 /*
  * Re-arm (modify) timeouts that are pending, as a lease renewal or a
@@ -1357,6 +1704,13 @@ static void test_rearm(void)
 		ratio_str(rbuf, sizeof(rbuf), res, t[2]);
 		printf(" %9s\n", rbuf);
 	}
+	k = find_mech(churn_mechs, n, "lib-kernel/64") - churn_mechs;
+	j = find_mech(churn_mechs, n, "lib-process/64") - churn_mechs;
+	rearm_lib[0] = t[k];
+	rearm_lib[1] = t[j];
+	ratio_str(rbuf, sizeof(rbuf), t[k], t[j]);
+	printf("libwheeltimer: kernel engine %llu ns, in-process %llu ns: %s\n",
+	       t[k], t[j], rbuf);
 	fflush(stdout);
 	free(dl);
 	free(ck);
@@ -1399,6 +1753,56 @@ static __u64 expiry_round(struct mech *m, unsigned long n, __u64 lead,
 		tdone = now_ns();
 	}
 	return (tdone - start) / n;
+}
+
+/*
+ * The churn or the expiry of one of the library's engines alone, for a
+ * profile of it: the tests "lib-kernel" and "lib-process" (churn), and
+ * "lib-kernel-expiry" and "lib-process-expiry".
+ */
+static void test_lib_alone(uint32_t engine, bool expiry)
+{
+	struct mech m = engine == WHEELTIMER_ENGINE_KERNEL ? (struct mech)MS_LIBK :
+							     (struct mech)MS_LIBP;
+	const unsigned long n = cfg.expiry_n;
+	__u64 *dl, *ck, *h, v[MAX_ROUNDS];
+	unsigned long lost = 0;
+	static struct rounds rr;
+	struct churn_result c;
+	unsigned int round;
+	struct ev *ev;
+	bool late;
+
+	mech_open(&m);
+	if (!expiry) {
+		memset(&rr, 0, sizeof(rr));
+		csv_begin("churn_raw", "mechanism", "pattern", "pending",
+			  "round", "arm_ns", "cancel_ns", "arm_cancel_ns",
+			  "ops", NULL);
+		churn_rounds(&m, 1, NULL, 64, false, &rr, 0, "own");
+		csv_end("churn_raw");
+		c = rounds_median(&m, &rr);
+		printf("\n## %s alone: arm %llu, cancel %llu, arm + cancel %llu ns per timeout\n",
+		       m.name, c.arm, c.cancel, c.total);
+		mech_close(&m);
+		return;
+	}
+
+	dl = xcalloc(n, sizeof(*dl));
+	ck = xcalloc(n, sizeof(*ck));
+	h = xcalloc(n, sizeof(*h));
+	ev = xcalloc(MAX_CHUNK, sizeof(*ev));
+	for (round = 0; round < cfg.rounds; round++)
+		v[round] = expiry_round(&m, n, 200 * NSEC_PER_MSEC,
+					NSEC_PER_MSEC, dl, ck, h, ev, &late,
+					&lost);
+	printf("## %s alone: %lu due within 1 ms, %llu ns per event%s\n",
+	       m.name, n, median(v, cfg.rounds), lost ? ", some lost" : "");
+	mech_close(&m);
+	free(dl);
+	free(ck);
+	free(h);
+	free(ev);
 }
 
 static void test_expiry(void)
@@ -1479,6 +1883,11 @@ static void test_expiry(void)
 		       expiry_res[k] ? (double)NSEC_PER_SEC / expiry_res[k] : 0,
 		       rbuf);
 	}
+	k = find_mech(expiry_mechs, nm, "lib-kernel") - expiry_mechs;
+	i = find_mech(expiry_mechs, nm, "lib-process") - expiry_mechs;
+	ratio_str(rbuf, sizeof(rbuf), expiry_res[k], expiry_res[i]);
+	printf("libwheeltimer: kernel engine %llu ns per event, in-process %llu ns: %s\n",
+	       expiry_res[k], expiry_res[i], rbuf);
 	fflush(stdout);
 	free(dl);
 	free(ck);
@@ -1643,6 +2052,67 @@ static void target(const char *what, bool met, const char *fmt, ...)
 	printf("\n");
 }
 
+/* The targets of issue 12: the library's kernel engine against its own. */
+static void lib_verdicts(bool did_churn, bool did_scale, bool did_expiry)
+{
+	const unsigned int nc = ARRAY_SIZE(churn_mechs);
+	const unsigned int ns = ARRAY_SIZE(scale_mechs);
+	const unsigned int ne = ARRAY_SIZE(expiry_mechs);
+	const struct scale_result *rk, *rp;
+	unsigned int k, p, l;
+	char what[80];
+	double x;
+
+	printf("\n## targets (issue 12: libwheeltimer, kernel engine / in-process engine)\n");
+	if (did_churn) {
+		k = find_mech(churn_mechs, nc, "lib-kernel/64") - churn_mechs;
+		p = find_mech(churn_mechs, nc, "lib-process/64") - churn_mechs;
+		x = (double)churn_res[k].total / churn_res[p].total;
+		target("arm+cancel, none pending, at most 1.5x", x <= 1.5,
+		       "%.2fx (%llu ns, %llu ns)", x, churn_res[k].total,
+		       churn_res[p].total);
+	}
+	if (rearm_lib[0] && rearm_lib[1]) {
+		x = (double)rearm_lib[0] / rearm_lib[1];
+		printf("%-7s %-56s %.2fx (%llu ns, %llu ns)\n", "info",
+		       "  re-arm", x, rearm_lib[0], rearm_lib[1]);
+	}
+	if (did_scale) {
+		k = find_mech(scale_mechs, ns, "lib-kernel/64") - scale_mechs;
+		p = find_mech(scale_mechs, ns, "lib-process/64") - scale_mechs;
+		for (l = 0; l < cfg.nlevels; l++) {
+			rk = &scale_res[l][k];
+			rp = &scale_res[l][p];
+			x = (double)rk->fifo.total / rp->fifo.total;
+			snprintf(what, sizeof(what),
+				 "arm+cancel, %lu pending, oldest, at most 1.5x",
+				 cfg.levels[l]);
+			target(what, x <= 1.5, "%.2fx (%llu ns, %llu ns)", x,
+			       rk->fifo.total, rp->fifo.total);
+			x = (double)rk->c.total / rp->c.total;
+			snprintf(what, sizeof(what),
+				 "arm+cancel, %lu pending, random, at most 1.5x",
+				 cfg.levels[l]);
+			target(what, x <= 1.5, "%.2fx (%llu ns, %llu ns)", x,
+			       rk->c.total, rp->c.total);
+		}
+		rk = &scale_res[cfg.nlevels - 1][k];
+		rp = &scale_res[cfg.nlevels - 1][p];
+		target("no wake-ups with nothing due, either engine",
+		       !rk->idle_wakeups && !rp->idle_wakeups,
+		       "%.2f/s kernel, %.2f/s in-process, %lu pending",
+		       rk->idle_wakeups, rp->idle_wakeups, rk->pending);
+	}
+	if (did_expiry) {
+		k = find_mech(expiry_mechs, ne, "lib-kernel") - expiry_mechs;
+		p = find_mech(expiry_mechs, ne, "lib-process") - expiry_mechs;
+		x = (double)expiry_res[k] / expiry_res[p];
+		target("per delivered event no more than in-process", x <= 1,
+		       "%.2fx (%llu ns, %llu ns)", x, expiry_res[k],
+		       expiry_res[p]);
+	}
+}
+
 static void verdicts(bool did_churn, bool did_scale, bool did_late)
 {
 	const struct churn_result *c = churn_res;
@@ -1714,7 +2184,9 @@ static void verdicts(bool did_churn, bool did_scale, bool did_late)
 static void help(void)
 {
 	printf("usage: wheelbench [-q] [-r ROUNDS] [-n N,N,...] [-i SEC] [TEST...]\n"
-	       "tests: churn rearm scale expiry lateness (default: all)\n"
+	       "tests: churn rearm scale expiry lateness (default: all), and for\n"
+	       "       profiles lib-kernel, lib-process: the churn of that engine alone,\n"
+	       "       lib-kernel-expiry, lib-process-expiry: its expiry alone\n"
 	       "  -q  quick: small sizes, few rounds (a smoke test of seconds)\n"
 	       "  -r  rounds per measurement, the median is reported\n"
 	       "  -n  pending counts for the scale test (default 1000,100000,1000000)\n"
@@ -1724,6 +2196,8 @@ static void help(void)
 int main(int argc, char **argv)
 {
 	bool all, do_churn, do_rearm, do_scale, do_expiry, do_late;
+	bool do_libk = false, do_libp = false, do_libke = false;
+	bool do_libpe = false;
 	struct timespec t0, t1;
 	char *p, *tok;
 	__u64 a, b;
@@ -1796,6 +2270,14 @@ int main(int argc, char **argv)
 			do_rearm = true;
 		else if (!strcmp(argv[i], "lateness"))
 			do_late = true;
+		else if (!strcmp(argv[i], "lib-kernel"))
+			do_libk = true;
+		else if (!strcmp(argv[i], "lib-process"))
+			do_libp = true;
+		else if (!strcmp(argv[i], "lib-kernel-expiry"))
+			do_libke = true;
+		else if (!strcmp(argv[i], "lib-process-expiry"))
+			do_libpe = true;
 		else
 			die("unknown test '%s'", argv[i]);
 	}
@@ -1821,7 +2303,16 @@ int main(int argc, char **argv)
 		test_expiry();
 	if (do_late)
 		test_lateness();
+	if (do_libk)
+		test_lib_alone(WHEELTIMER_ENGINE_KERNEL, false);
+	if (do_libp)
+		test_lib_alone(WHEELTIMER_ENGINE_PROCESS, false);
+	if (do_libke)
+		test_lib_alone(WHEELTIMER_ENGINE_KERNEL, true);
+	if (do_libpe)
+		test_lib_alone(WHEELTIMER_ENGINE_PROCESS, true);
 	verdicts(do_churn, do_scale, do_late);
+	lib_verdicts(do_churn, do_scale, do_expiry);
 
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("\n# wheelbench: done in %.1f s, %ld sanity failures\n",

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * epoll - /dev/wheeltimer in a plain epoll event loop: idle connections
+ * epoll - libwheeltimer in a plain epoll event loop: idle connections
  *
  * A server keeps an idle timeout per connection. The timeout's cookie is a
- * pointer to the connection, so an event leads straight to it; traffic on
- * a connection pushes its timeout back with WT_OP_MODIFY, as mod_timer()
- * does in the kernel. The loop waits on the connections (pipes stand for
- * sockets here) and on the wheeltimer file with one epoll_wait().
+ * pointer to the connection, so a record leads straight to it; traffic on
+ * a connection pushes its timeout back with wheeltimer_modify(), as
+ * mod_timer() does in the kernel. The loop waits on the connections (pipes
+ * stand for sockets here) and on the context's descriptor with one
+ * epoll_wait(), and submits what it queued once per iteration, before it
+ * waits, as liburing's loops do: a burst of traffic costs one system call.
  *
  * Here, connection 0 gets a message every 30 ms from a FIXED_RATE
  * "client" timeout for its first 8 beats, so it outlives its 100 ms idle
@@ -16,8 +18,10 @@
  *
  * The program checks what holds at any speed: the silent connections close
  * in the order of their deadlines, none closes sooner than its idle timeout
- * after its last activity (by our own clock), every connection closes once;
- * it exits 1 otherwise. Build: cc -static -isystem uapi epoll.c
+ * after its last activity (by the context's clock), every connection closes
+ * once; it exits 1 otherwise. It runs on either engine, /dev/wheeltimer or
+ * the in-process one (WHEELTIMER_ENGINE=process).
+ * Build: cc epoll.c $(pkg-config --cflags --libs wheeltimer)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,12 +32,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <linux/types.h>
-#include <linux/wheeltimer.h>
+#include <wheeltimer/wheeltimer.h>
 
 #define MSEC		1000000ULL
 #define NCONN		4
@@ -46,9 +47,9 @@
  * @no: its number
  * @fd: the server's end of the connection (a pipe here, for simplicity)
  * @peer: the client's end, which the beat writes to
- * @timeout: the id of its idle timeout
+ * @timeout: the handle of its idle timeout
  * @idle: how long it may stay idle
- * @last: our clock at its last activity
+ * @last: the context's clock at its last activity
  * @messages: messages it received
  * @open: not closed yet
  */
@@ -56,27 +57,20 @@ struct conn {
 	int no;
 	int fd;
 	int peer;
-	__u64 timeout;
-	__u64 idle;
-	__u64 last;
+	uint64_t timeout;
+	uint64_t idle;
+	uint64_t last;
 	unsigned int messages;
 	bool open;
 };
 
+static struct wheeltimer *wt;
 static struct conn conns[NCONN];
 /* The cookie of the client's beat: no connection has this address. */
 static const char beat_cookie;
 static int failures;
 static unsigned int beats, alive = NCONN;
-static __u64 beat_id;
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
+static uint64_t beat;
 
 static void fail(const char *what)
 {
@@ -84,44 +78,45 @@ static void fail(const char *what)
 	failures++;
 }
 
-static void die(const char *what)
+static void die(const char *what, int err)
 {
-	printf("FAIL: %s: %s\n", what, strerror(errno));
+	printf("FAIL: %s: %s\n", what, wheeltimer_strerror(err));
 	exit(1);
 }
 
-static __u64 arm(int wt, const struct wt_op *proto)
+static uint64_t now(void)
 {
-	struct wt_op op = *proto;
+	uint64_t t;
 
-	if (ioctl(wt, WT_IOC_ADD, &op) < 0)
-		die("WT_IOC_ADD");
-	return op.id;
+	wheeltimer_now(wt, &t);
+	return t;
 }
 
 /* Activity: push the connection's idle timeout back, like mod_timer(). */
-static void touch(int wt, struct conn *c)
+static void touch(struct conn *c)
 {
-	struct wt_op op = { .op = WT_OP_MODIFY, .id = c->timeout,
-			    .deadline = c->idle };
+	int err;
 
-	c->last = now_ns();
-	if (ioctl(wt, WT_IOC_MODIFY, &op) < 0)
-		die("WT_IOC_MODIFY");
+	c->last = now();
+	/* Relative: from the submit that sends it, after c->last. */
+	err = wheeltimer_modify(wt, c->timeout, c->idle, 0, 0);
+	if (err)
+		die("wheeltimer_modify", err);
 }
 
-static void close_conn(struct conn *c, const struct wt_event *e, __u64 t0)
+static void close_conn(struct conn *c, const struct wheeltimer_event *e,
+		       uint64_t t0)
 {
 	static int last_silent;
-	__u64 now = now_ns();
+	uint64_t t = now();
 
 	printf("conn %d: idle for %.1f ms, closed at +%.0f ms after %u messages\n",
-	       c->no, (double)(now - c->last) / MSEC,
-	       (double)(now - t0) / MSEC, c->messages);
-	if (now < c->last + c->idle || e->fired_at < e->deadline)
+	       c->no, (double)(t - c->last) / MSEC, (double)(t - t0) / MSEC,
+	       c->messages);
+	if (t < c->last + c->idle || e->fired_at < e->deadline)
 		fail("a connection was closed before its idle timeout");
-	if (!(e->flags & WT_EVENT_FINAL))
-		fail("a one-shot event is final");
+	if (!(e->flags & WHEELTIMER_EV_FINAL))
+		fail("a one-shot record is final");
 	if (c->no) {
 		if (c->no != last_silent + 1)
 			fail("silent connections closed out of deadline order");
@@ -133,95 +128,98 @@ static void close_conn(struct conn *c, const struct wt_event *e, __u64 t0)
 }
 
 /* The client's beat: a message on connection 0, BEATS times. */
-static void on_beat(int wt)
+static void on_beat(void)
 {
-	struct wt_op op = { .op = WT_OP_CANCEL, .id = beat_id };
+	int err;
 
 	if (conns[0].open && write(conns[0].peer, "ping", 4) != 4)
-		die("write");
-	if (++beats == BEATS && ioctl(wt, WT_IOC_CANCEL, &op) < 0)
-		die("WT_IOC_CANCEL");
+		die("write", errno);
+	if (++beats == BEATS) {
+		err = wheeltimer_cancel(wt, beat, 0);
+		if (err)
+			die("wheeltimer_cancel", err);
+	}
 }
 
-/* Reads the ready events: beats make the client talk, the rest close. */
-static void on_wheeltimer(int wt, __u64 t0)
+/* The records ready: beats make the client talk, the rest close. */
+static void on_wheeltimer(uint64_t t0)
 {
-	struct wt_event ev[16];
-	ssize_t r;
-	int k;
+	struct wheeltimer_event ev[16];
+	int k, n;
 
-	r = read(wt, ev, sizeof(ev));
-	if (r < 0 && errno == EAGAIN)
-		return;
-	if (r < 0)
-		die("read wheeltimer");
-	for (k = 0; k < (int)(r / sizeof(ev[0])); k++) {
-		void *cookie = (void *)(uintptr_t)ev[k].cookie;
-		struct conn *c = cookie;
+	do {
+		n = wheeltimer_reap(wt, ev, 16);
+		if (n < 0)
+			die("wheeltimer_reap", n);
+		for (k = 0; k < n; k++) {
+			struct conn *c = (void *)(uintptr_t)ev[k].cookie;
 
-		if (cookie == &beat_cookie) {
-			on_beat(wt);
-			continue;
+			if (c == (void *)&beat_cookie) {
+				on_beat();
+			} else if (!c->open) {
+				fail("a record for a closed connection");
+			} else {
+				close_conn(c, &ev[k], t0);
+				alive--;
+			}
 		}
-		if (!c->open) {
-			fail("an event for a closed connection");
-			continue;
-		}
-		close_conn(c, &ev[k], t0);
-		alive--;
-	}
+	} while (n == 16);
 }
 
 int main(void)
 {
-	struct wt_op beat = { .op = WT_OP_ADD, .flags = WT_FIXED_RATE,
-			      .deadline = BEAT, .period = BEAT,
-			      .cookie = (uintptr_t)&beat_cookie };
 	struct epoll_event ee, events[8];
-	int wt, ep, i, n;
-	__u64 t0;
+	int ep, i, n, err;
+	uint64_t t0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	wt = open("/dev/wheeltimer", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (wt < 0)
-		die("open /dev/wheeltimer");
+	/* The kernel's engine where /dev/wheeltimer opens, else in-process. */
+	err = wheeltimer_open(NULL, &wt);
+	if (err)
+		die("wheeltimer_open", err);
 	ep = epoll_create1(EPOLL_CLOEXEC);
 	if (ep < 0)
-		die("epoll_create1");
+		die("epoll_create1", errno);
 	ee.events = EPOLLIN;
-	ee.data.ptr = NULL;	/* NULL stands for the wheeltimer file */
-	if (epoll_ctl(ep, EPOLL_CTL_ADD, wt, &ee) < 0)
-		die("epoll_ctl wheeltimer");
+	ee.data.ptr = NULL;	/* NULL stands for the context */
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, wheeltimer_fd(wt), &ee) < 0)
+		die("epoll_ctl wheeltimer", errno);
 
-	t0 = now_ns();
+	t0 = now();
 	for (i = 0; i < NCONN; i++) {
 		struct conn *c = &conns[i];
 		int sv[2];
-		struct wt_op op = { .op = WT_OP_ADD };
 
 		/* A pipe stands for the socket: any kernel has pipes. */
 		if (pipe2(sv, O_NONBLOCK | O_CLOEXEC) < 0)
-			die("pipe2");
+			die("pipe2", errno);
 		c->no = i;
 		c->fd = sv[0];
 		c->peer = sv[1];
-		c->idle = IDLE + (__u64)(i ? i - 1 : 0) * 20 * MSEC;
-		c->last = now_ns();
+		c->idle = IDLE + (uint64_t)(i ? i - 1 : 0) * 20 * MSEC;
+		c->last = now();
 		c->open = true;
-		op.deadline = c->idle;
-		op.cookie = (uintptr_t)c;
-		c->timeout = arm(wt, &op);
+		err = wheeltimer_add(wt, c->idle, 0, 0, (uintptr_t)c, &c->timeout);
+		if (err)
+			die("wheeltimer_add", err);
 		ee.events = EPOLLIN;
 		ee.data.ptr = c;
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &ee) < 0)
-			die("epoll_ctl conn");
+			die("epoll_ctl conn", errno);
 	}
-	beat_id = arm(wt, &beat);
+	err = wheeltimer_add_periodic(wt, BEAT, BEAT, 0, WHEELTIMER_FIXED_RATE,
+				      (uintptr_t)&beat_cookie, &beat);
+	if (err)
+		die("wheeltimer_add_periodic", err);
 
 	while (alive) {
+		/* One system call for what the last iteration queued. */
+		err = wheeltimer_submit(wt);
+		if (err < 0)
+			die("wheeltimer_submit", err);
 		n = epoll_wait(ep, events, 8, 10000);
 		if (n < 0 && errno != EINTR)
-			die("epoll_wait");
+			die("epoll_wait", errno);
 		if (n == 0) {
 			fail("nothing happened for 10 s");
 			break;
@@ -231,17 +229,19 @@ int main(void)
 			char buf[64];
 
 			if (!c) {
-				on_wheeltimer(wt, t0);
+				on_wheeltimer(t0);
 				continue;
 			}
 			/* A message: the connection is not idle. */
 			if (c->open && read(c->fd, buf, sizeof(buf)) > 0) {
 				c->messages++;
-				touch(wt, c);
+				touch(c);
 			}
 		}
 	}
-	printf("epoll: %u beats, %d connections closed once each, none early: %s\n",
-	       beats, NCONN, failures ? "FAIL" : "ok");
+	printf("epoll: %u beats, %d connections closed once each, none early, %s engine: %s\n",
+	       beats, NCONN, wheeltimer_engine(wt) == WHEELTIMER_ENGINE_KERNEL ?
+	       "kernel" : "in-process", failures ? "FAIL" : "ok");
+	wheeltimer_close(wt);
 	return failures ? 1 : 0;
 }

@@ -1,35 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libuv - /dev/wheeltimer in a libuv loop, through a uv_poll_t on its fd
+ * libuv - libwheeltimer in a libuv loop, through a uv_poll_t on its
+ * descriptor
  *
  * A client retries a request with exponential backoff (10, 20, 40, 80 ms,
  * ...) under an overall deadline of 200 ms: two kinds of timeout in one
- * wheeltimer file, told apart by their cookies. Each retry is armed when
- * the previous one fires; when the overall deadline fires, the pending
- * retry is cancelled, the poll handle closed, and uv_run() returns.
+ * context, told apart by their cookies. Each retry is armed when the
+ * previous one fires; when the overall deadline fires, the pending retry
+ * is cancelled, the handles closed, and uv_run() returns.
  *
- * The callback reads one record per call: libuv polls level-triggered, so
- * it is called again while records remain, and a record left in the kernel
- * can still be withdrawn by a cancel.
+ * What the callbacks queue is submitted once per loop iteration, by a
+ * uv_prepare_t, which libuv runs just before it polls: the place for it
+ * in any libuv program. The poll callback reaps one record per call:
+ * libuv polls level-triggered, so it is called again while records
+ * remain, and a record left unreaped can still be withdrawn by a cancel.
  *
  * Checked at any speed: no retry is due sooner than its backoff after the
  * previous one was handled, nothing fires before its deadline, the deadline
- * comes last and nothing is delivered after it; exit 1 otherwise.
- * Build: cc -static -isystem uapi libuv.c -luv_a -lpthread -ldl -lrt
+ * comes last and nothing is delivered after it; exit 1 otherwise. It runs
+ * on either engine (WHEELTIMER_ENGINE=process for the in-process one).
+ * Build: cc libuv.c $(pkg-config --cflags --libs wheeltimer libuv)
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/ioctl.h>
-#include <time.h>
-#include <unistd.h>
 #include <uv.h>
 
-#include <linux/types.h>
-#include <linux/wheeltimer.h>
+#include <wheeltimer/wheeltimer.h>
 
 #define MSEC		1000000ULL
 #define FIRST_BACKOFF	(10 * MSEC)
@@ -37,20 +34,13 @@
 
 enum { COOKIE_RETRY = 1, COOKIE_DEADLINE = 2 };
 
-static int wt;
+static struct wheeltimer *wt;
 static uv_poll_t poller;
+static uv_prepare_t submitter;
 static uv_timer_t watchdog;
-static __u64 retry_id, backoff = FIRST_BACKOFF, start, handled_at;
+static uint64_t retry, backoff = FIRST_BACKOFF, start, handled_at;
 static unsigned int attempts;
 static int failures, gave_up;
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ULL + (__u64)ts.tv_nsec;
-}
 
 static void fail(const char *what)
 {
@@ -58,39 +48,68 @@ static void fail(const char *what)
 	failures++;
 }
 
-static __u64 add(__u64 delay, __u64 cookie)
+static void die(const char *what, int err)
 {
-	struct wt_op op = { .op = WT_OP_ADD, .deadline = delay,
-			    .cookie = cookie };
+	printf("FAIL: %s: %s\n", what, wheeltimer_strerror(err));
+	exit(1);
+}
 
-	if (ioctl(wt, WT_IOC_ADD, &op) < 0) {
-		printf("FAIL: WT_IOC_ADD: %s\n", strerror(errno));
-		exit(1);
-	}
-	return op.id;
+static uint64_t now(void)
+{
+	uint64_t t;
+
+	wheeltimer_now(wt, &t);
+	return t;
+}
+
+static uint64_t add(uint64_t delay, uint64_t cookie)
+{
+	uint64_t h;
+	int err = wheeltimer_add(wt, delay, 0, 0, cookie, &h);
+
+	if (err)
+		die("wheeltimer_add", err);
+	return h;
+}
+
+/* Before each poll: send what this iteration queued. */
+static void on_prepare(uv_prepare_t *p)
+{
+	int err = wheeltimer_submit(wt);
+
+	(void)p;
+	if (err < 0)
+		die("wheeltimer_submit", err);
 }
 
 static void give_up(void)
 {
-	struct wt_op op = { .op = WT_OP_CANCEL, .id = retry_id };
+	struct wheeltimer_event ev;
+	int err;
 
 	gave_up = 1;
-	if (ioctl(wt, WT_IOC_CANCEL, &op) < 0)
+	/* With NOTIFY, the outcome is a record of the library's: reaped first. */
+	err = wheeltimer_cancel(wt, retry, WHEELTIMER_NOTIFY);
+	if (!err)
+		err = wheeltimer_reap(wt, &ev, 1);
+	if (err != 1 || !(ev.flags & WHEELTIMER_EV_CANCEL))
 		fail("the pending retry could be cancelled");
 	printf("deadline at +%.1f ms after %u attempts: retry cancelled (%s)\n",
-	       (double)(now_ns() - start) / MSEC, attempts,
-	       op.status == WT_STATUS_WITHDRAWN ? "its event withdrawn" :
+	       (double)(now() - start) / MSEC, attempts,
+	       ev.flags & WHEELTIMER_EV_WITHDRAWN ? "its record withdrawn" :
 	       "it was pending");
 	uv_poll_stop(&poller);
 	uv_close((uv_handle_t *)&poller, NULL);
+	uv_prepare_stop(&submitter);
+	uv_close((uv_handle_t *)&submitter, NULL);
 	uv_timer_stop(&watchdog);
 	uv_close((uv_handle_t *)&watchdog, NULL);
 }
 
 static void on_readable(uv_poll_t *handle, int status, int events)
 {
-	struct wt_event ev;
-	ssize_t r;
+	struct wheeltimer_event ev;
+	int n;
 
 	(void)handle;
 	(void)events;
@@ -98,17 +117,15 @@ static void on_readable(uv_poll_t *handle, int status, int events)
 		fail(uv_strerror(status));
 		return;
 	}
-	r = read(wt, &ev, sizeof(ev));
-	if (r < 0 && errno == EAGAIN)
+	n = wheeltimer_reap(wt, &ev, 1);
+	if (n < 0)
+		die("wheeltimer_reap", n);
+	if (!n)
 		return;
-	if (r != sizeof(ev)) {
-		fail("read one record");
-		return;
-	}
-	if (ev.fired_at < ev.deadline || now_ns() < ev.deadline)
+	if (ev.fired_at < ev.deadline || now() < ev.deadline)
 		fail("a timeout fired before its deadline");
 	if (gave_up) {
-		fail("an event after the overall deadline");
+		fail("a record after the overall deadline");
 		return;
 	}
 	if (ev.cookie == COOKIE_DEADLINE) {
@@ -120,11 +137,11 @@ static void on_readable(uv_poll_t *handle, int status, int events)
 		fail("a retry came sooner than its backoff");
 	attempts++;
 	printf("attempt %u at +%.1f ms (backoff %.0f ms), no answer\n",
-	       attempts, (double)(now_ns() - start) / MSEC,
+	       attempts, (double)(now() - start) / MSEC,
 	       (double)backoff / MSEC);
 	backoff *= 2;
-	handled_at = now_ns();
-	retry_id = add(backoff, COOKIE_RETRY);
+	handled_at = now();
+	retry = add(backoff, COOKIE_RETRY);
 }
 
 static void on_watchdog(uv_timer_t *t)
@@ -140,14 +157,16 @@ int main(void)
 	int ret;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	wt = open("/dev/wheeltimer", O_RDWR | O_NONBLOCK | O_CLOEXEC);
-	if (wt < 0) {
-		printf("FAIL: open /dev/wheeltimer: %s\n", strerror(errno));
-		return 1;
-	}
-	ret = uv_poll_init(loop, &poller, wt);
+	ret = wheeltimer_open(NULL, &wt);
+	if (ret)
+		die("wheeltimer_open", ret);
+	ret = uv_poll_init(loop, &poller, wheeltimer_fd(wt));
 	if (!ret)
 		ret = uv_poll_start(&poller, UV_READABLE, on_readable);
+	if (!ret)
+		ret = uv_prepare_init(loop, &submitter);
+	if (!ret)
+		ret = uv_prepare_start(&submitter, on_prepare);
 	if (!ret)
 		ret = uv_timer_init(loop, &watchdog);
 	if (!ret)
@@ -157,19 +176,20 @@ int main(void)
 		return 1;
 	}
 
-	start = now_ns();
+	start = now();
 	handled_at = start;
 	add(DEADLINE, COOKIE_DEADLINE);
-	retry_id = add(backoff, COOKIE_RETRY);
+	retry = add(backoff, COOKIE_RETRY);
 	uv_run(loop, UV_RUN_DEFAULT);
 
 	if (!attempts)
 		fail("at least one retry before the deadline");
 	if (!gave_up)
 		fail("the overall deadline fired");
-	printf("libuv: %u attempts, then the deadline; nothing early or after it: %s\n",
-	       attempts, failures ? "FAIL" : "ok");
+	printf("libuv: %u attempts, then the deadline; nothing early or after it, %s engine: %s\n",
+	       attempts, wheeltimer_engine(wt) == WHEELTIMER_ENGINE_KERNEL ?
+	       "kernel" : "in-process", failures ? "FAIL" : "ok");
 	uv_loop_close(loop);
-	close(wt);
+	wheeltimer_close(wt);
 	return failures ? 1 : 0;
 }

@@ -87,10 +87,10 @@ void json_begin(const char *key, const char *value)
 	json_str(key, value);
 }
 
-void json_u64(const char *key, __u64 v)
+void json_u64(const char *key, uint64_t v)
 {
 	json_key(key);
-	printf("%llu", v);
+	printf("%llu", (unsigned long long)v);
 }
 
 void json_str(const char *key, const char *v)

@@ -13,11 +13,11 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include <linux/types.h>
+#include <stdint.h>
 
 void json_begin(const char *key, const char *value);
 void json_key(const char *key);
-void json_u64(const char *key, __u64 v);
+void json_u64(const char *key, uint64_t v);
 void json_str(const char *key, const char *v);
 void json_bool(const char *key, bool v);
 void json_null(const char *key);

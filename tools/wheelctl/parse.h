@@ -5,13 +5,13 @@
 #ifndef _WHEELCTL_PARSE_H
 #define _WHEELCTL_PARSE_H
 
-#include <linux/types.h>
+#include <stdint.h>
 
 /*
  * Digits, an optional fraction and an optional unit (ns, us, ms, s, m, h;
  * none is ns) into @out, in ns. Returns 0, or -1 on anything else and on
  * values beyond KTIME_MAX.
  */
-int parse_time(const char *s, __u64 *out);
+int parse_time(const char *s, uint64_t *out);
 
 #endif /* _WHEELCTL_PARSE_H */

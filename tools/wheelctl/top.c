@@ -6,7 +6,8 @@
  * A descriptor /proc/PID/fd/N is a wheeltimer file if it links to
  * /dev/wheeltimer, or if it is a misc character device (major 10, as the
  * device may be mounted elsewhere in a container) whose fdinfo has the
- * module's keys. Its counters come from /proc/PID/fdinfo/N. Processes this
+ * module's keys. Its counters come from /proc/PID/fdinfo/N, read by
+ * libwheeltimer's parser (wheeltimer_fdinfo_stats()). Processes this
  * user may not inspect (another user's, without root) are skipped and
  * counted; processes that exit during the scan are ignored.
  *
@@ -18,7 +19,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <wheeltimer/wheeltimer.h>
+
 #include "json.h"
 #include "parse.h"
 #include "top.h"
@@ -35,7 +37,6 @@
 #define WT_DEVICE	"/dev/wheeltimer"
 #define MISC_MAJOR	10
 #define NSEC_PER_SEC	1000000000ULL
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /**
  * struct wt_file - one open wheeltimer file, as one sample saw it
@@ -87,44 +88,22 @@ static unsigned long long mono_ns(void)
 }
 
 /*
- * Reads the counters of @path (an fdinfo file) into @f. Returns 1 if it
- * is a wheeltimer file's, 0 if not, -1 if it could not be read.
+ * Reads the counters of @path (an fdinfo file) into @f, with the library's
+ * parser. Returns 1 if it is a wheeltimer file's, 0 if not, -1 if it could
+ * not be read.
  */
 static int read_fdinfo(const char *path, struct wt_file *f)
 {
-	static const struct {
-		const char *key;
-		size_t off;
-	} keys[] = {
-		{ "pending", offsetof(struct wt_file, pending) },
-		{ "ready", offsetof(struct wt_file, ready) },
-		{ "fired", offsetof(struct wt_file, fired) },
-		{ "hrtimer_programs", offsetof(struct wt_file, programs) },
-	};
-	const unsigned int all = (1U << ARRAY_SIZE(keys)) - 1;
-	unsigned int seen = 0, marks = 0;
-	char line[256];
-	FILE *in = fopen(path, "re");
-	size_t i, len;
+	struct wheeltimer_stats st;
+	int ret = wheeltimer_fdinfo_stats(path, &st);
 
-	if (!in)
-		return -1;
-	while (fgets(line, sizeof(line), in)) {
-		/* Keys no other file has. */
-		if (!strncmp(line, "slots_occupied:", 15) ||
-		    !strncmp(line, "timers_per_block:", 17))
-			marks++;
-		for (i = 0; i < ARRAY_SIZE(keys); i++) {
-			len = strlen(keys[i].key);
-			if (strncmp(line, keys[i].key, len) || line[len] != ':')
-				continue;
-			*(unsigned long long *)((char *)f + keys[i].off) =
-				strtoull(line + len + 1, NULL, 10);
-			seen |= 1U << i;
-		}
-	}
-	fclose(in);
-	return marks == 2 && seen == all;
+	if (ret)
+		return ret == -ENODATA ? 0 : -1;
+	f->pending = st.pending;
+	f->ready = st.ready;
+	f->fired = st.fired;
+	f->programs = st.timer_programs;
+	return 1;
 }
 
 static int sample_add(struct wt_sample *s, const struct wt_file *f)
@@ -385,7 +364,7 @@ static int print_top(const struct wt_sample *then, const struct wt_sample *now, 
 /* --interval: a duration as the other commands take them, 1 ms to 1 hour. */
 static int parse_interval(const char *s, unsigned long long *ns)
 {
-	__u64 v;
+	uint64_t v;
 
 	if (parse_time(s, &v) || v < NSEC_PER_SEC / 1000 || v > 3600 * NSEC_PER_SEC)
 		return -1;

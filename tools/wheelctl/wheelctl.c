@@ -6,9 +6,19 @@
  * opens it once and applies a sequence of subcommands to that one file:
  * given on the command line, separated by "--", or read from a script, one
  * per line. --fd uses a descriptor the caller already holds open, so that a
- * shell script can keep one context across several wheelctl runs.
+ * shell script can keep one file across several wheelctl runs.
  *
- * Run "wheelctl --help" for the commands; the manual is wheeltimer(4).
+ * The file is driven through libwheeltimer, on its kernel engine only
+ * (wheeltimer_open_fd() on the descriptor wheelctl opened or was given):
+ * wheelctl is a tool for the device, whose files ls, top, fdinfo and --fd
+ * are about, so it never falls back to the in-process engine, and
+ * WHEELTIMER_ENGINE does not apply. Each command is submitted as soon as
+ * it is given, so that its errors are its own. The ids wheelctl prints are
+ * the library's handles, this run's: another run on the same file (--fd)
+ * sees the timeouts this one added as foreign ones, which it can watch but
+ * not cancel, modify or query.
+ *
+ * Run "wheelctl --help" for the commands; the manual is wheelctl(1).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,14 +31,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/types.h>
-#include <linux/wheeltimer.h>
+#include <wheeltimer/wheeltimer.h>
 
-#include "wt_fdinfo.h"
 #include "json.h"
 #include "parse.h"
 #include "top.h"
@@ -38,30 +45,37 @@
 #ifndef WT_VERSION
 #error "WT_VERSION is not defined: build with tools/wheelctl/Makefile"
 #endif
+/* The device's interface version that wheelctl speaks, through the library. */
+#define WT_API		1
 #define NSEC_PER_SEC	1000000000ULL
 #define SCRIPT_ARGS	64
+#define WATCH_BATCH	64
 
 /* Exit statuses: an operation failed, or the command line was wrong. */
 #define EXIT_FAILED	1
 #define EXIT_USAGE	2
 
+/* The library's records that are outcomes of operations, not firings. */
+#define EV_OUTCOME	(WHEELTIMER_EV_ADD | WHEELTIMER_EV_MODIFY | \
+			 WHEELTIMER_EV_CANCEL)
+
 /**
  * struct ctl - the state of one wheelctl run
- * @fd: the open device
+ * @wt: the context on the open device
  * @json: print one JSON object per line instead of text
  * @where: the current script line, for error messages; 0 on the command line
- * @ids: the ids added by this run, in order, for the %N references
+ * @ids: the handles added by this run, in order, for the %N references
  * @nr_ids: how many @ids there are
  * @cap_ids: how many @ids fit in the allocation
- * @events: records read by watch commands
+ * @events: records printed by watch commands
  * @early: records whose fired_at was before their deadline (a kernel bug)
  * @worst_late: the largest fired_at - deadline seen, in ns
  */
 struct ctl {
-	int fd;
+	struct wheeltimer *wt;
 	bool json;
 	unsigned int where;
-	__u64 *ids;
+	uint64_t *ids;
 	size_t nr_ids;
 	size_t cap_ids;
 	unsigned long long events;
@@ -81,7 +95,8 @@ static void print_help(FILE *f)
 	      "Opens /dev/wheeltimer once and runs the commands in order on that one file:\n"
 	      "its timeouts live as long as the file stays open, so a timeout added by one\n"
 	      "wheelctl run is gone when it exits. To keep a context across runs, open the\n"
-	      "device in the shell (exec 3<>/dev/wheeltimer) and pass --fd 3 each time.\n"
+	      "device in the shell (exec 3<>/dev/wheeltimer) and pass --fd 3 each time;\n"
+	      "ids are each run's own: a later run watches an earlier one's timeouts, no more.\n"
 	      "\n"
 	      "Commands:\n"
 	      "  add TIME [--abs] [--rate P | --delay P] [--cookie N] [--slack D] [--repeat N]\n"
@@ -123,8 +138,9 @@ static void print_help(FILE *f)
 	      "\n"
 	      "TIME and durations are numbers with a unit: ns, us, ms, s, m or h (1.5s,\n"
 	      "250us); a bare number is nanoseconds. An absolute TIME is on the file's\n"
-	      "clock (CLOCK_MONOTONIC unless config says otherwise). ID is a number, or\n"
-	      "%N for the N-th timeout this run added (%1 is the first), or % for the last.\n"
+	      "clock (CLOCK_MONOTONIC unless config says otherwise). ID is an id this run\n"
+	      "printed, or %N for the N-th timeout it added (%1 is the first), or % for\n"
+	      "the last.\n"
 	      "\n"
 	      "Examples:\n"
 	      "  wheelctl add 100ms --cookie 7 -- add 2s -- cancel %2 -- watch\n"
@@ -144,13 +160,14 @@ static const char *wt_strerror(int err)
 	case ENOSPC:
 		return "too many timeouts (the file's max_pending is reached)";
 	case ERANGE:
-		return "deadline out of range (beyond 2^63 - 1 ns)";
+		return "deadline out of range (beyond the last tick below 2^63 ns)";
 	case EBUSY:
 		return "the file holds timeouts; configure it before adding any";
 	case ENOTTY:
+	case WHEELTIMER_EAPI:
 		return "not a wheeltimer device, or an older module";
 	default:
-		return strerror(err);
+		return wheeltimer_strerror(err);
 	}
 }
 
@@ -168,16 +185,24 @@ static const char *errno_name(int err)
 	case EBADF: return "EBADF";
 	case EAGAIN: return "EAGAIN";
 	case EINTR: return "EINTR";
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case WHEELTIMER_EAPI: return "WHEELTIMER_EAPI";
+	case WHEELTIMER_EFEATURE: return "WHEELTIMER_EFEATURE";
 	default: return "E?";
 	}
 }
 
 /*
  * Reports "wheelctl: [line N: ]WHAT: MESSAGE" on stderr and, with --json,
- * the same as an object on stdout. Returns EXIT_FAILED.
+ * the same as an object on stdout. @err is a positive errno value or
+ * library error (either sign is taken). Returns EXIT_FAILED.
  */
 static int fail(struct ctl *c, const char *what, int err, const char *msg)
 {
+	if (err < 0)
+		err = -err;
 	if (!msg)
 		msg = wt_strerror(err);
 	if (c->where)
@@ -196,7 +221,7 @@ static int usage_error(struct ctl *c, const char *cmd, const char *msg)
 	return EXIT_USAGE;
 }
 
-static int parse_u64(const char *s, __u64 *out)
+static int parse_u64(const char *s, uint64_t *out)
 {
 	unsigned long long v;
 	char *end;
@@ -212,9 +237,9 @@ static int parse_u64(const char *s, __u64 *out)
 }
 
 /* An id: a number, %N (the N-th this run added) or % (the last). */
-static int parse_id(struct ctl *c, const char *s, __u64 *out)
+static int parse_id(struct ctl *c, const char *s, uint64_t *out)
 {
-	__u64 n;
+	uint64_t n;
 
 	if (s[0] != '%')
 		return parse_u64(s, out);
@@ -230,11 +255,11 @@ static int parse_id(struct ctl *c, const char *s, __u64 *out)
 	return 0;
 }
 
-static int remember_id(struct ctl *c, __u64 id)
+static int remember_id(struct ctl *c, uint64_t id)
 {
 	if (c->nr_ids == c->cap_ids) {
 		size_t cap = c->cap_ids ? 2 * c->cap_ids : 64;
-		__u64 *ids = realloc(c->ids, cap * sizeof(*ids));
+		uint64_t *ids = realloc(c->ids, cap * sizeof(*ids));
 
 		if (!ids)
 			return -1;
@@ -246,15 +271,18 @@ static int remember_id(struct ctl *c, __u64 id)
 }
 
 /* "1.250000000" for a clock reading in ns. */
-static const char *fmt_clock(char *buf, size_t size, __u64 ns)
+static const char *fmt_clock(char *buf, size_t size, uint64_t ns)
 {
-	snprintf(buf, size, "%llu.%09llu", ns / NSEC_PER_SEC, ns % NSEC_PER_SEC);
+	snprintf(buf, size, "%llu.%09llu", (unsigned long long)(ns / NSEC_PER_SEC),
+		 (unsigned long long)(ns % NSEC_PER_SEC));
 	return buf;
 }
 
 /* "250ns", "12.345us", "1.500ms", "2.000000s" for a duration in ns. */
-static const char *fmt_dur(char *buf, size_t size, __u64 ns)
+static const char *fmt_dur(char *buf, size_t size, uint64_t v)
 {
+	unsigned long long ns = v;
+
 	if (ns < 1000)
 		snprintf(buf, size, "%lluns", ns);
 	else if (ns < 1000000)
@@ -268,27 +296,13 @@ static const char *fmt_dur(char *buf, size_t size, __u64 ns)
 	return buf;
 }
 
-static const char *kind_name(__u64 flags)
+static const char *kind_name(uint32_t flags)
 {
-	if (flags & WT_FIXED_RATE)
+	if (flags & WHEELTIMER_FIXED_RATE)
 		return "fixed-rate";
-	if (flags & WT_FIXED_DELAY)
+	if (flags & WHEELTIMER_FIXED_DELAY)
 		return "fixed-delay";
 	return "one-shot";
-}
-
-static const char *status_name(__u32 status)
-{
-	switch (status) {
-	case WT_STATUS_ADDED:
-		return "added";
-	case WT_STATUS_PENDING:
-		return "pending";
-	case WT_STATUS_WITHDRAWN:
-		return "withdrawn";
-	default:
-		return "?";
-	}
 }
 
 /* Options of the subcommands, parsed with getopt_long. */
@@ -329,57 +343,96 @@ static int bad_option(struct ctl *c, char **argv)
 	return usage_error(c, argv[0], msg);
 }
 
-static int add_many(struct ctl *c, struct wt_op *proto, __u64 repeat)
+/**
+ * struct add_args - an add command's timeout
+ * @deadline: relative, or absolute with WHEELTIMER_ABSTIME in @flags
+ * @period: 0, or the period of a WHEELTIMER_FIXED_RATE or _FIXED_DELAY one
+ * @slack: ns it may fire late, to share a tick with others
+ * @cookie: the first cookie
+ * @flags: WHEELTIMER_ABSTIME, WHEELTIMER_FIXED_RATE, WHEELTIMER_FIXED_DELAY
+ */
+struct add_args {
+	uint64_t deadline;
+	uint64_t period;
+	uint64_t slack;
+	uint64_t cookie;
+	uint32_t flags;
+};
+
+/* Queues one add; the library submits by itself when its queue is full. */
+static int queue_add(struct ctl *c, const struct add_args *a, uint64_t cookie,
+		     uint64_t *h)
 {
-	struct wt_op *ops;
-	__u64 done = 0, failed = 0, i, n;
-	int first_err = 0;
+	if (a->period)
+		return wheeltimer_add_periodic(c->wt, a->deadline, a->period,
+					       a->slack, a->flags, cookie, h);
+	return wheeltimer_add(c->wt, a->deadline, a->slack, a->flags, cookie, h);
+}
+
+/*
+ * The outcome of the add of @h, submitted: 0 or its error. A failed one
+ * is cancelled, which releases its handle and drops its record.
+ */
+static int add_outcome(struct ctl *c, uint64_t h)
+{
+	int err = wheeltimer_error(c->wt, h);
+
+	if (err)
+		wheeltimer_cancel(c->wt, h, 0);
+	return err;
+}
+
+static int add_many(struct ctl *c, const struct add_args *a, uint64_t repeat)
+{
+	uint64_t i, failed = 0, *h;
+	struct wheeltimer_params p;
+	size_t first = c->nr_ids;
 	char what[64];
-	size_t first;
+	int err, first_err = 0;
 
-	ops = calloc(WT_BATCH_MAX, sizeof(*ops));
-	if (!ops)
+	h = calloc(repeat, sizeof(*h));
+	if (!h)
 		return fail(c, "add", ENOMEM, NULL);
-	while (done < repeat) {
-		struct wt_batch b = { .ops = (uintptr_t)ops };
-
-		n = repeat - done < WT_BATCH_MAX ? repeat - done : WT_BATCH_MAX;
-		for (i = 0; i < n; i++) {
-			ops[i] = *proto;
-			ops[i].cookie = proto->cookie + done + i;
+	for (i = 0; i < repeat; i++) {
+		err = queue_add(c, a, a->cookie + i, &h[i]);
+		if (err) {
+			free(h);
+			return fail(c, "add", err, NULL);
 		}
-		b.count = (__u32)n;
-		if (ioctl(c->fd, WT_IOC_BATCH, &b) < 0) {
-			free(ops);
-			return fail(c, "add: batch", errno, NULL);
-		}
-		for (i = 0; i < n; i++) {
-			if (ops[i].error) {
-				failed++;
-				if (!first_err)
-					first_err = (int)ops[i].error;
-			} else if (remember_id(c, ops[i].id)) {
-				free(ops);
-				return fail(c, "add", ENOMEM, NULL);
-			}
-		}
-		done += n;
 	}
-	free(ops);
-	first = c->nr_ids - (size_t)(repeat - failed) + 1;
+	err = wheeltimer_submit(c->wt);
+	if (err < 0) {
+		free(h);
+		return fail(c, "add: submit", err, NULL);
+	}
+	for (i = 0; i < repeat; i++) {
+		err = add_outcome(c, h[i]);
+		if (err) {
+			failed++;
+			if (!first_err)
+				first_err = err;
+		} else if (remember_id(c, h[i])) {
+			free(h);
+			return fail(c, "add", ENOMEM, NULL);
+		}
+	}
+	free(h);
+	wheeltimer_get_params(c->wt, &p);
 	if (c->json) {
 		json_begin("cmd", "add");
 		json_u64("added", repeat - failed);
 		json_u64("failed", failed);
-		json_u64("first_ref", first);
+		json_u64("first_ref", first + 1);
 		json_u64("last_ref", c->nr_ids);
 		json_end();
 	} else {
 		printf("added %llu timeouts in batches of up to %u (%%%zu to %%%zu)\n",
-		       repeat - failed, WT_BATCH_MAX, first, c->nr_ids);
+		       (unsigned long long)(repeat - failed), p.queue_depth,
+		       first + 1, c->nr_ids);
 	}
 	if (failed) {
-		snprintf(what, sizeof(what), "add: %llu of %llu", failed, repeat);
+		snprintf(what, sizeof(what), "add: %llu of %llu",
+			 (unsigned long long)failed, (unsigned long long)repeat);
 		return fail(c, what, first_err, NULL);
 	}
 	return 0;
@@ -396,35 +449,36 @@ static int cmd_add(struct ctl *c, int argc, char **argv)
 		{ "repeat", required_argument, NULL, OPT_REPEAT },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct wt_op op = { .op = WT_OP_ADD };
-	struct wt_query q;
-	__u64 repeat = 1;
+	struct add_args a = { 0 };
+	struct wheeltimer_info info;
 	char what[64], b1[32], b2[32];
-	int o;
+	uint64_t repeat = 1, h;
+	int o, err;
 
 	reset_getopt();
 	while ((o = getopt_cmd(argc, argv, opts)) != -1) {
 		switch (o) {
 		case OPT_ABS:
-			op.flags |= WT_ABSTIME;
+			a.flags |= WHEELTIMER_ABSTIME;
 			break;
 		case OPT_RATE:
 		case OPT_DELAY:
-			if (op.flags & (WT_FIXED_RATE | WT_FIXED_DELAY))
+			if (a.flags & (WHEELTIMER_FIXED_RATE | WHEELTIMER_FIXED_DELAY))
 				return usage_error(c, "add",
 						   "--rate and --delay exclude each other");
-			op.flags |= o == OPT_RATE ? WT_FIXED_RATE : WT_FIXED_DELAY;
-			if (parse_time(optarg, &op.period) || !op.period)
+			a.flags |= o == OPT_RATE ? WHEELTIMER_FIXED_RATE :
+						   WHEELTIMER_FIXED_DELAY;
+			if (parse_time(optarg, &a.period) || !a.period)
 				return usage_error(c, "add",
 						   "the period must be a positive duration");
 			break;
 		case OPT_COOKIE:
-			if (parse_u64(optarg, &op.cookie))
+			if (parse_u64(optarg, &a.cookie))
 				return usage_error(c, "add",
 						   "the cookie is an unsigned 64-bit number");
 			break;
 		case OPT_SLACK:
-			if (parse_time(optarg, &op.slack))
+			if (parse_time(optarg, &a.slack))
 				return usage_error(c, "add", "bad --slack duration");
 			break;
 		case OPT_REPEAT:
@@ -437,69 +491,95 @@ static int cmd_add(struct ctl *c, int argc, char **argv)
 	}
 	if (optind != argc - 1)
 		return usage_error(c, "add", "needs one TIME");
-	if (parse_time(argv[optind], &op.deadline))
+	if (parse_time(argv[optind], &a.deadline))
 		return usage_error(c, "add", "bad TIME (want e.g. 100ms, 2s, 1.5s, 250us)");
 
 	if (repeat > 1)
-		return add_many(c, &op, repeat);
+		return add_many(c, &a, repeat);
 
-	if (ioctl(c->fd, WT_IOC_ADD, &op) < 0) {
-		snprintf(what, sizeof(what), "add %s", argv[optind]);
-		return fail(c, what, errno, NULL);
-	}
-	if (remember_id(c, op.id))
+	snprintf(what, sizeof(what), "add %s", argv[optind]);
+	err = queue_add(c, &a, a.cookie, &h);
+	if (err)
+		return fail(c, what, err, NULL);
+	err = wheeltimer_submit(c->wt);
+	if (err >= 0)
+		err = add_outcome(c, h);
+	if (err)
+		return fail(c, what, err, NULL);
+	if (remember_id(c, h))
 		return fail(c, "add", ENOMEM, NULL);
 
-	/* Ask for the absolute deadline the kernel computed. */
-	memset(&q, 0, sizeof(q));
-	q.id = op.id;
-	if (ioctl(c->fd, WT_IOC_QUERY, &q) < 0)
-		q.deadline = 0;
+	/* Ask for the absolute deadline the engine computed. */
+	if (wheeltimer_query(c->wt, h, &info))
+		info.deadline = 0;
 	if (c->json) {
 		json_begin("cmd", "add");
-		json_u64("id", op.id);
+		json_u64("id", h);
 		json_u64("ref", c->nr_ids);
-		json_u64("cookie", op.cookie);
-		json_u64("deadline", q.deadline);
-		json_str("kind", kind_name(op.flags));
-		json_u64("period", op.period);
+		json_u64("cookie", a.cookie);
+		json_u64("deadline", info.deadline);
+		json_str("kind", kind_name(a.flags));
+		json_u64("period", a.period);
 		json_end();
 		return 0;
 	}
-	printf("added id=%llu (%%%zu) cookie=%llu deadline=%s", op.id,
-	       c->nr_ids, op.cookie, fmt_clock(b1, sizeof(b1), q.deadline));
-	if (op.period)
-		printf(" %s every %s", kind_name(op.flags),
-		       fmt_dur(b2, sizeof(b2), op.period));
+	printf("added id=%llu (%%%zu) cookie=%llu deadline=%s",
+	       (unsigned long long)h, c->nr_ids, (unsigned long long)a.cookie,
+	       fmt_clock(b1, sizeof(b1), info.deadline));
+	if (a.period)
+		printf(" %s every %s", kind_name(a.flags),
+		       fmt_dur(b2, sizeof(b2), a.period));
 	putchar('\n');
 	return 0;
 }
 
+/*
+ * Submits the cancel or modify of @h queued with WHEELTIMER_NOTIFY and
+ * takes its outcome, a record of the library's: those come before any
+ * firing, and wheelctl leaves none unreaped. Returns 0 or its error.
+ */
+static int outcome(struct ctl *c, uint32_t kind, struct wheeltimer_event *ev)
+{
+	int n = wheeltimer_reap(c->wt, ev, 1);
+
+	if (n < 0)
+		return n;
+	if (n != 1 || !(ev->flags & kind))
+		return -EIO;
+	return ev->res;
+}
+
 static int cmd_cancel(struct ctl *c, int argc, char **argv)
 {
+	struct wheeltimer_event ev;
 	char what[64];
-	int i;
+	uint64_t h;
+	bool withdrawn;
+	int i, err;
 
 	if (argc < 2)
 		return usage_error(c, "cancel", "needs at least one ID");
 	for (i = 1; i < argc; i++) {
-		struct wt_op op = { .op = WT_OP_CANCEL };
-
 		snprintf(what, sizeof(what), "cancel %s", argv[i]);
-		if (parse_id(c, argv[i], &op.id))
+		if (parse_id(c, argv[i], &h))
 			return usage_error(c, what, "not an id (a number, %N or %)");
-		if (ioctl(c->fd, WT_IOC_CANCEL, &op) < 0)
-			return fail(c, what, errno, NULL);
+		err = wheeltimer_cancel(c->wt, h, WHEELTIMER_NOTIFY);
+		if (!err)
+			err = outcome(c, WHEELTIMER_EV_CANCEL, &ev);
+		if (err)
+			return fail(c, what, err, NULL);
+		withdrawn = ev.flags & WHEELTIMER_EV_WITHDRAWN;
 		if (c->json) {
 			json_begin("cmd", "cancel");
-			json_u64("id", op.id);
-			json_str("status", status_name(op.status));
+			json_u64("id", h);
+			json_str("status", withdrawn ? "withdrawn" : "pending");
 			json_end();
-		} else if (op.status == WT_STATUS_WITHDRAWN) {
+		} else if (withdrawn) {
 			printf("cancelled id=%llu: it had fired; its unread event is withdrawn\n",
-			       op.id);
+			       (unsigned long long)h);
 		} else {
-			printf("cancelled id=%llu: it was pending\n", op.id);
+			printf("cancelled id=%llu: it was pending\n",
+			       (unsigned long long)h);
 		}
 	}
 	return 0;
@@ -512,19 +592,22 @@ static int cmd_modify(struct ctl *c, int argc, char **argv)
 		{ "slack", required_argument, NULL, OPT_SLACK },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct wt_op op = { .op = WT_OP_MODIFY };
-	struct wt_query q;
+	uint64_t h, deadline, slack = 0;
+	struct wheeltimer_event ev;
+	struct wheeltimer_info info;
 	char what[64], b1[32];
-	int o;
+	uint32_t flags = WHEELTIMER_NOTIFY;
+	bool withdrawn;
+	int o, err;
 
 	reset_getopt();
 	while ((o = getopt_cmd(argc, argv, opts)) != -1) {
 		switch (o) {
 		case OPT_ABS:
-			op.flags |= WT_ABSTIME;
+			flags |= WHEELTIMER_ABSTIME;
 			break;
 		case OPT_SLACK:
-			if (parse_time(optarg, &op.slack))
+			if (parse_time(optarg, &slack))
 				return usage_error(c, "modify", "bad --slack duration");
 			break;
 		default:
@@ -534,55 +617,67 @@ static int cmd_modify(struct ctl *c, int argc, char **argv)
 	if (optind != argc - 2)
 		return usage_error(c, "modify", "needs an ID and a TIME");
 	snprintf(what, sizeof(what), "modify %s", argv[optind]);
-	if (parse_id(c, argv[optind], &op.id))
+	if (parse_id(c, argv[optind], &h))
 		return usage_error(c, what, "not an id (a number, %N or %)");
-	if (parse_time(argv[optind + 1], &op.deadline))
+	if (parse_time(argv[optind + 1], &deadline))
 		return usage_error(c, what, "bad TIME (want e.g. 100ms, 2s)");
-	if (ioctl(c->fd, WT_IOC_MODIFY, &op) < 0)
-		return fail(c, what, errno, NULL);
+	err = wheeltimer_modify(c->wt, h, deadline, slack, flags);
+	if (!err)
+		err = outcome(c, WHEELTIMER_EV_MODIFY, &ev);
+	if (err)
+		return fail(c, what, err, NULL);
+	withdrawn = ev.flags & WHEELTIMER_EV_WITHDRAWN;
 
-	memset(&q, 0, sizeof(q));
-	q.id = op.id;
-	if (ioctl(c->fd, WT_IOC_QUERY, &q) < 0)
-		q.deadline = 0;
+	if (wheeltimer_query(c->wt, h, &info))
+		info.deadline = 0;
 	if (c->json) {
 		json_begin("cmd", "modify");
-		json_u64("id", op.id);
-		json_str("status", status_name(op.status));
-		json_u64("deadline", q.deadline);
+		json_u64("id", h);
+		json_str("status", withdrawn ? "withdrawn" : "pending");
+		json_u64("deadline", info.deadline);
 		json_end();
 		return 0;
 	}
-	printf("modified id=%llu (was %s) deadline=%s\n", op.id,
-	       op.status == WT_STATUS_WITHDRAWN ?
-	       "fired, its unread event withdrawn" : "pending",
-	       fmt_clock(b1, sizeof(b1), q.deadline));
+	printf("modified id=%llu (was %s) deadline=%s\n", (unsigned long long)h,
+	       withdrawn ? "fired, its unread event withdrawn" : "pending",
+	       fmt_clock(b1, sizeof(b1), info.deadline));
 	return 0;
+}
+
+static const char *state_name(uint32_t state)
+{
+	switch (state) {
+	case WHEELTIMER_STATE_PENDING:
+		return "pending";
+	case WHEELTIMER_STATE_FIRED:
+		return "fired";
+	case WHEELTIMER_STATE_FAILED:
+		return "failed";
+	default:
+		return "?";
+	}
 }
 
 static int cmd_query(struct ctl *c, int argc, char **argv)
 {
 	char what[64], b1[32], b2[32], b3[32];
-	int i;
+	struct wheeltimer_info q;
+	uint64_t h;
+	int i, err;
 
 	if (argc < 2)
 		return usage_error(c, "query", "needs at least one ID");
 	for (i = 1; i < argc; i++) {
-		struct wt_query q;
-		const char *state;
-
-		memset(&q, 0, sizeof(q));
 		snprintf(what, sizeof(what), "query %s", argv[i]);
-		if (parse_id(c, argv[i], &q.id))
+		if (parse_id(c, argv[i], &h))
 			return usage_error(c, what, "not an id (a number, %N or %)");
-		if (ioctl(c->fd, WT_IOC_QUERY, &q) < 0)
-			return fail(c, what, errno, NULL);
-		state = q.state == WT_STATE_PENDING ? "pending" :
-			q.state == WT_STATE_FIRED ? "fired" : "?";
+		err = wheeltimer_query(c->wt, h, &q);
+		if (err)
+			return fail(c, what, err, NULL);
 		if (c->json) {
 			json_begin("cmd", "query");
-			json_u64("id", q.id);
-			json_str("state", state);
+			json_u64("id", h);
+			json_str("state", state_name(q.state));
 			json_str("kind", kind_name(q.flags));
 			json_u64("deadline", q.deadline);
 			json_u64("remaining", q.remaining);
@@ -591,27 +686,38 @@ static int cmd_query(struct ctl *c, int argc, char **argv)
 			json_end();
 			continue;
 		}
-		printf("id=%llu state=%s %s deadline=%s ", q.id, state,
-		       kind_name(q.flags), fmt_clock(b1, sizeof(b1), q.deadline));
+		printf("id=%llu state=%s %s deadline=%s ", (unsigned long long)h,
+		       state_name(q.state), kind_name(q.flags),
+		       fmt_clock(b1, sizeof(b1), q.deadline));
 		printf("remaining=%s cookie=%llu period=%s\n",
-		       fmt_dur(b2, sizeof(b2), q.remaining), q.cookie,
+		       fmt_dur(b2, sizeof(b2), q.remaining),
+		       (unsigned long long)q.cookie,
 		       fmt_dur(b3, sizeof(b3), q.period));
 	}
 	return 0;
 }
 
-static __u64 clock_ns(void)
+/* CLOCK_MONOTONIC, for watch --timeout, whatever the file's clock. */
+static uint64_t clock_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-static void print_event(struct ctl *c, const struct wt_event *e)
+/*
+ * A firing. One of a timeout that another context added to the file (an
+ * earlier run's, through --fd) has no handle here: its id is the cookie
+ * the module holds, which for a timeout wheelctl added is the id that run
+ * printed; its own cookie stayed in that run.
+ */
+static void print_event(struct ctl *c, const struct wheeltimer_event *e)
 {
 	bool early = e->fired_at < e->deadline;
-	__u64 late = early ? e->deadline - e->fired_at : e->fired_at - e->deadline;
+	bool foreign = e->flags & WHEELTIMER_EV_FOREIGN;
+	uint64_t late = early ? e->deadline - e->fired_at : e->fired_at - e->deadline;
+	uint64_t id = foreign ? e->cookie : e->handle;
 	char b1[32], b2[32], b3[32];
 
 	c->events++;
@@ -621,28 +727,47 @@ static void print_event(struct ctl *c, const struct wt_event *e)
 		c->worst_late = late;
 	if (c->json) {
 		json_begin("event", "fired");
-		json_u64("id", e->id);
-		json_u64("cookie", e->cookie);
+		json_u64("id", id);
+		if (foreign)
+			json_null("cookie");
+		else
+			json_u64("cookie", e->cookie);
 		json_u64("deadline", e->deadline);
 		json_u64("fired_at", e->fired_at);
 		json_key("late_ns");
-		printf("%s%llu", early ? "-" : "", late);
+		printf("%s%llu", early ? "-" : "", (unsigned long long)late);
 		json_u64("overruns", e->overruns);
 		json_str("kind", kind_name(e->flags));
-		json_bool("final", e->flags & WT_EVENT_FINAL);
+		json_bool("final", e->flags & WHEELTIMER_EV_FINAL);
+		if (foreign)
+			json_bool("foreign", true);
 		json_end();
 	} else {
-		printf("event id=%llu cookie=%llu deadline=%s ", e->id,
-		       e->cookie, fmt_clock(b1, sizeof(b1), e->deadline));
-		printf("fired_at=%s late=%s%s overruns=%llu",
+		printf("event id=%llu cookie=", (unsigned long long)id);
+		if (foreign)
+			putchar('?');
+		else
+			printf("%llu", (unsigned long long)e->cookie);
+		printf(" deadline=%s fired_at=%s late=%s%s overruns=%llu",
+		       fmt_clock(b1, sizeof(b1), e->deadline),
 		       fmt_clock(b2, sizeof(b2), e->fired_at),
 		       early ? "-" : "", fmt_dur(b3, sizeof(b3), late),
-		       e->overruns);
-		if (e->flags & (WT_FIXED_RATE | WT_FIXED_DELAY))
+		       (unsigned long long)e->overruns);
+		if (e->flags & (WHEELTIMER_EV_FIXED_RATE | WHEELTIMER_EV_FIXED_DELAY))
 			printf(" %s", kind_name(e->flags));
+		if (foreign)
+			printf(" (added by another run)");
 		putchar('\n');
 	}
 	fflush(stdout);
+}
+
+/* Whether the file holds no timeout, armed or fired and unread. */
+static bool file_empty(struct ctl *c)
+{
+	uint64_t live;
+
+	return !wheeltimer_stat(c->wt, "live", &live) && !live;
 }
 
 static int cmd_watch(struct ctl *c, int argc, char **argv)
@@ -652,12 +777,13 @@ static int cmd_watch(struct ctl *c, int argc, char **argv)
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct wt_event ev[64];
-	__u64 count = 0, timeout = 0, seen = 0, start;
+	struct wheeltimer_event ev[WATCH_BATCH];
+	uint64_t count = 0, timeout = 0, seen = 0, start, spent, left;
 	unsigned long long early_before = c->early;
 	bool has_timeout = false;
+	unsigned int want;
 	char msg[128];
-	int o;
+	int o, k, n, ms;
 
 	reset_getopt();
 	while ((o = getopt_cmd(argc, argv, opts)) != -1) {
@@ -680,54 +806,39 @@ static int cmd_watch(struct ctl *c, int argc, char **argv)
 
 	start = clock_ns();
 	while (!count || seen < count) {
-		struct pollfd p = { .fd = c->fd, .events = POLLIN };
-		int ms = -1, n;
-		size_t want;
-		ssize_t r;
+		struct pollfd p = { .fd = wheeltimer_fd(c->wt), .events = POLLIN };
 
-		/* Nothing ready and nothing that could fire: done. */
-		if (!count && !has_timeout && wt_fdinfo_value(c->fd, "live") == 0)
-			break;
-		if (has_timeout) {
-			__u64 spent = clock_ns() - start;
-
-			if (spent >= timeout) {
-				ms = 0;
-			} else {
-				__u64 left = (timeout - spent + 999999) / 1000000;
-
-				ms = left > INT_MAX ? INT_MAX : (int)left;
-			}
-		} else if (!count) {
-			/* Re-check "live" now and then: another process may cancel. */
-			ms = 1000;
-		}
-		n = poll(&p, 1, ms);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return fail(c, "watch: poll", errno, NULL);
-		}
-		if (n == 0) {
-			if (has_timeout && clock_ns() - start >= timeout)
-				break;
-			continue;
-		}
-		want = ARRAY_SIZE(ev);
+		want = WATCH_BATCH;
 		if (count && count - seen < want)
-			want = (size_t)(count - seen);
-		r = read(c->fd, ev, want * sizeof(ev[0]));
-		if (r < 0) {
-			if (errno == EINTR || errno == EAGAIN)
+			want = (unsigned int)(count - seen);
+		n = wheeltimer_reap(c->wt, ev, want);
+		if (n < 0)
+			return fail(c, "watch: reap", n, NULL);
+		for (k = 0; k < n; k++) {
+			if (ev[k].flags & EV_OUTCOME)
 				continue;
-			return fail(c, "watch: read", errno, NULL);
-		}
-		if (r % sizeof(ev[0]))
-			return fail(c, "watch: read", 0, "a partial event record");
-		for (n = 0; n < (int)(r / sizeof(ev[0])); n++) {
-			print_event(c, &ev[n]);
+			print_event(c, &ev[k]);
 			seen++;
 		}
+		if (n)
+			continue;
+
+		/* Nothing ready and nothing that could fire: done. */
+		if (!count && !has_timeout && file_empty(c))
+			break;
+		ms = -1;
+		if (has_timeout) {
+			spent = clock_ns() - start;
+			if (spent >= timeout)
+				break;
+			left = (timeout - spent + 999999) / 1000000;
+			ms = left > INT_MAX ? INT_MAX : (int)left;
+		} else if (!count) {
+			/* Check "live" now and then: another process may cancel. */
+			ms = 1000;
+		}
+		if (poll(&p, 1, ms) < 0 && errno != EINTR)
+			return fail(c, "watch: poll", errno, NULL);
 	}
 	if (c->early != early_before) {
 		snprintf(msg, sizeof(msg), "%llu timeouts fired before their deadline",
@@ -736,13 +847,13 @@ static int cmd_watch(struct ctl *c, int argc, char **argv)
 	}
 	if (count && seen < count) {
 		snprintf(msg, sizeof(msg), "%llu of %llu events before the timeout",
-			 seen, count);
+			 (unsigned long long)seen, (unsigned long long)count);
 		return fail(c, "watch", ETIMEDOUT, msg);
 	}
 	return 0;
 }
 
-static const char *clock_name(__u32 id)
+static const char *clock_name(int32_t id)
 {
 	switch (id) {
 	case CLOCK_MONOTONIC:
@@ -765,39 +876,37 @@ static int cmd_config(struct ctl *c, int argc, char **argv)
 		{ "virtual", no_argument, NULL, OPT_VIRTUAL },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct wt_config cfg;
+	struct wheeltimer_params p;
 	bool set = false;
 	char b1[32];
-	int o;
+	int o, err;
 
-	memset(&cfg, 0, sizeof(cfg));
-	if (ioctl(c->fd, WT_IOC_GET_CONFIG, &cfg) < 0)
-		return fail(c, "config", errno, NULL);
+	wheeltimer_get_params(c->wt, &p);
 	reset_getopt();
 	while ((o = getopt_cmd(argc, argv, opts)) != -1) {
 		set = true;
 		switch (o) {
 		case OPT_RESOLUTION:
-			if (parse_time(optarg, &cfg.resolution))
+			if (parse_time(optarg, &p.resolution_ns))
 				return usage_error(c, "config", "bad --resolution duration");
 			break;
 		case OPT_CLOCK:
 			if (!strcmp(optarg, "monotonic"))
-				cfg.clockid = CLOCK_MONOTONIC;
+				p.clockid = CLOCK_MONOTONIC;
 			else if (!strcmp(optarg, "boottime"))
-				cfg.clockid = CLOCK_BOOTTIME;
+				p.clockid = CLOCK_BOOTTIME;
 			else if (!strcmp(optarg, "realtime"))
-				cfg.clockid = CLOCK_REALTIME;
+				p.clockid = CLOCK_REALTIME;
 			else
 				return usage_error(c, "config",
-							   "--clock is monotonic, boottime or realtime");
+						   "--clock is monotonic, boottime or realtime");
 			break;
 		case OPT_MAX_PENDING:
-			if (parse_u64(optarg, &cfg.max_pending))
+			if (parse_u64(optarg, &p.max_pending))
 				return usage_error(c, "config", "--max-pending needs a number");
 			break;
 		case OPT_VIRTUAL:
-			cfg.flags |= WT_CONFIG_VIRTUAL;
+			p.flags |= WHEELTIMER_PARAM_VIRTUAL;
 			break;
 		default:
 			return bad_option(c, argv);
@@ -806,24 +915,24 @@ static int cmd_config(struct ctl *c, int argc, char **argv)
 	if (optind != argc)
 		return usage_error(c, "config", "takes no arguments besides its options");
 	if (set) {
-		if (ioctl(c->fd, WT_IOC_SET_CONFIG, &cfg) < 0)
-			return fail(c, "config", errno, NULL);
-		if (ioctl(c->fd, WT_IOC_GET_CONFIG, &cfg) < 0)
-			return fail(c, "config", errno, NULL);
+		err = wheeltimer_set_params(c->wt, &p);
+		if (err)
+			return fail(c, "config", err, NULL);
+		wheeltimer_get_params(c->wt, &p);
 	}
 	if (c->json) {
 		json_begin("cmd", "config");
-		json_u64("resolution", cfg.resolution);
-		json_str("clock", clock_name(cfg.clockid));
-		json_bool("virtual", cfg.flags & WT_CONFIG_VIRTUAL);
-		json_u64("max_pending", cfg.max_pending);
+		json_u64("resolution", p.resolution_ns);
+		json_str("clock", clock_name(p.clockid));
+		json_bool("virtual", p.flags & WHEELTIMER_PARAM_VIRTUAL);
+		json_u64("max_pending", p.max_pending);
 		json_end();
 		return 0;
 	}
 	printf("config resolution=%s clock=%s%s max_pending=%llu\n",
-	       fmt_dur(b1, sizeof(b1), cfg.resolution), clock_name(cfg.clockid),
-	       cfg.flags & WT_CONFIG_VIRTUAL ? " (virtual)" : "",
-	       cfg.max_pending);
+	       fmt_dur(b1, sizeof(b1), p.resolution_ns), clock_name(p.clockid),
+	       p.flags & WHEELTIMER_PARAM_VIRTUAL ? " (virtual)" : "",
+	       (unsigned long long)p.max_pending);
 	return 0;
 }
 
@@ -833,37 +942,42 @@ static int cmd_advance(struct ctl *c, int argc, char **argv)
 		{ "set", no_argument, NULL, OPT_SET },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct wt_advance a;
+	uint64_t time, now, expired;
 	char what[64], b1[32];
-	int o;
+	uint32_t flags = 0;
+	int o, err;
 
-	memset(&a, 0, sizeof(a));
 	reset_getopt();
 	while ((o = getopt_cmd(argc, argv, opts)) != -1) {
 		if (o != OPT_SET)
 			return bad_option(c, argv);
-		a.flags |= WT_ADVANCE_SET;
+		flags |= WHEELTIMER_ADVANCE_SET;
 	}
-	if (optind != argc - 1 || parse_time(argv[optind], &a.time))
+	if (optind != argc - 1 || parse_time(argv[optind], &time))
 		return usage_error(c, "advance", "needs one duration");
 	snprintf(what, sizeof(what), "advance %s", argv[optind]);
-	if (ioctl(c->fd, WT_IOC_ADVANCE, &a) < 0)
-		return fail(c, what, errno, errno == EINVAL ?
+	err = wheeltimer_advance(c->wt, time, flags, &now, &expired);
+	if (err)
+		return fail(c, what, err, err == -EINVAL ?
 			    "invalid argument (is the clock virtual? see config --virtual)" :
 			    NULL);
 	if (c->json) {
 		json_begin("cmd", "advance");
-		json_u64("now", a.now);
-		json_u64("expired", a.expired);
+		json_u64("now", now);
+		json_u64("expired", expired);
 		json_end();
 	} else {
 		printf("advanced to %s: %llu timeouts fired\n",
-		       fmt_clock(b1, sizeof(b1), a.now), a.expired);
+		       fmt_clock(b1, sizeof(b1), now), (unsigned long long)expired);
 	}
 	return 0;
 }
 
-/* Prints the fdinfo as it is, or as one JSON object of numbers. */
+/*
+ * Prints the kernel's fdinfo lines for the file as they are, or as one
+ * JSON object (each line's key, and its value as a number, a list or a
+ * string).
+ */
 static int cmd_fdinfo(struct ctl *c, int argc, char **argv)
 {
 	char path[64], line[512];
@@ -872,7 +986,7 @@ static int cmd_fdinfo(struct ctl *c, int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return usage_error(c, "fdinfo", "takes no arguments");
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", c->fd);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", wheeltimer_fd(c->wt));
 	f = fopen(path, "re");
 	if (!f)
 		return fail(c, path, errno, strerror(errno));
@@ -899,37 +1013,40 @@ static int cmd_fdinfo(struct ctl *c, int argc, char **argv)
 	return 0;
 }
 
+/* The module's interface, as the library's probe of the device finds it. */
 static int cmd_api(struct ctl *c, int argc, char **argv)
 {
 	static const char * const features[] = {
 		"virtual-clock", "periodic", "slack", "eventfd", "boottime",
 		"realtime",
 	};
-	struct wt_api a;
+	struct wheeltimer_probe a;
 	unsigned int i;
 	bool first = true;
 
 	(void)argv;
 	if (argc != 1)
 		return usage_error(c, "api", "takes no arguments");
-	memset(&a, 0, sizeof(a));
-	a.api = WT_API_VERSION;
-	if (ioctl(c->fd, WT_IOC_API, &a) < 0)
-		return fail(c, "api", errno, NULL);
+	wheeltimer_probe(&a);
+	if (a.device_error)
+		return fail(c, "api", a.device_error, NULL);
+	if (!a.api)
+		return fail(c, "api", WHEELTIMER_EAPI, NULL);
 	if (c->json) {
 		json_begin("cmd", "api");
 		json_u64("api", a.api);
 		json_u64("event_size", a.event_size);
 		json_u64("batch_max", a.batch_max);
-		json_u64("ioctls", a.ioctls);
+		json_u64("ioctls", a.kernel_ioctls);
 		json_key("features");
 		putchar('[');
 	} else {
-		printf("api=%llu event_size=%u batch_max=%u ioctls=%#llx features=",
-		       a.api, a.event_size, a.batch_max, a.ioctls);
+		printf("api=%u event_size=%u batch_max=%u ioctls=%#llx features=",
+		       a.api, a.event_size, a.batch_max,
+		       (unsigned long long)a.kernel_ioctls);
 	}
 	for (i = 0; i < ARRAY_SIZE(features); i++) {
-		if (!(a.features & (1ULL << i)))
+		if (!(a.kernel_features & (1ULL << i)))
 			continue;
 		printf(c->json ? "%s\"%s\"" : "%s%s", first ? "" : ",",
 		       features[i]);
@@ -942,7 +1059,7 @@ static int cmd_api(struct ctl *c, int argc, char **argv)
 static int cmd_sleep(struct ctl *c, int argc, char **argv)
 {
 	struct timespec ts;
-	__u64 ns;
+	uint64_t ns;
 
 	if (argc != 2 || parse_time(argv[1], &ns))
 		return usage_error(c, "sleep", "needs one duration");
@@ -1009,7 +1126,7 @@ static int print_version(bool json)
 	}
 	if (json) {
 		json_begin("wheelctl", WT_VERSION);
-		json_u64("api", WT_API_VERSION);
+		json_u64("api", WT_API);
 		json_bool("module_loaded", loaded);
 		if (module[0])
 			json_str("module", module);
@@ -1018,7 +1135,7 @@ static int print_version(bool json)
 		json_end();
 		return 0;
 	}
-	printf("wheelctl %s (interface %llu)\n", WT_VERSION, WT_API_VERSION);
+	printf("wheelctl %s (interface %d)\n", WT_VERSION, WT_API);
 	if (module[0])
 		printf("module %s\n", module);
 	else
@@ -1104,6 +1221,35 @@ static int run_script(struct ctl *c, const char *path)
 	return ret;
 }
 
+/*
+ * The context on the file: the descriptor given with --fd, or @device
+ * opened here. Returns 0, or wheelctl's exit status.
+ */
+static int open_context(struct ctl *c, int fd, const char *device)
+{
+	int err, own = -1;
+
+	if (fd < 0) {
+		own = open(device, O_RDWR | O_CLOEXEC);
+		if (own < 0) {
+			err = errno;
+			return fail(c, device, err, err == ENOENT ?
+				    "no such device (is the wheeltimer module loaded?)" :
+				    err == ENODEV ?
+				    "the module could not be loaded (modprobe wheeltimer)" :
+				    strerror(err));
+		}
+		fd = own;
+	}
+	/* The library works on its own duplicate of the descriptor. */
+	err = wheeltimer_open_fd(fd, &c->wt);
+	if (own >= 0)
+		close(own);
+	if (err)
+		return fail(c, own >= 0 ? device : "--fd", err, NULL);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1115,22 +1261,24 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct ctl c = { .fd = -1 };
+	struct ctl c = { 0 };
 	bool version = false;
 	const char *device = WT_DEVICE, *script = NULL;
-	__u64 fdnum;
-	int o, ret;
+	uint64_t fdnum;
+	int o, ret, fd = -1;
 
 	/* "+": stop at the first command, whose options are its own. */
 	while ((o = getopt_long(argc, argv, "+d:f:jhV", opts, NULL)) != -1) {
 		switch (o) {
 		case 'd':
 			device = optarg;
+			/* Where the library's probe (the api command) looks too. */
+			setenv("WHEELTIMER_DEVICE", device, 1);
 			break;
 		case 'F':
 			if (parse_u64(optarg, &fdnum) || fdnum > INT_MAX)
 				return usage_error(&c, "--fd", "needs a descriptor number");
-			c.fd = (int)fdnum;
+			fd = (int)fdnum;
 			break;
 		case 'f':
 			script = optarg;
@@ -1167,23 +1315,14 @@ int main(int argc, char **argv)
 			return ret;
 	}
 
-	if (c.fd < 0) {
-		c.fd = open(device, O_RDWR | O_CLOEXEC);
-		if (c.fd < 0) {
-			int err = errno;
-
-			return fail(&c, device, err, err == ENOENT ?
-				    "no such device (is the wheeltimer module loaded?)" :
-				    err == ENODEV ?
-				    "the module could not be loaded (modprobe wheeltimer)" :
-				    strerror(err));
-		}
-	}
-
+	ret = open_context(&c, fd, device);
+	if (ret)
+		return ret;
 	if (script)
 		ret = run_script(&c, script);
 	else
 		ret = run_args(&c, argc - optind, argv + optind);
+	wheeltimer_close(c.wt);
 	free(c.ids);
 	return ret;
 }

@@ -59,6 +59,12 @@ static int wtk_configure(struct wheeltimer *wt, struct wt_config *cfg)
 	return wtk_ioctl(wt->fd, WT_IOC_GET_CONFIG, cfg);
 }
 
+static int wtk_get_config(struct wheeltimer *wt, struct wt_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	return wtk_ioctl(wt->fd, WT_IOC_GET_CONFIG, cfg);
+}
+
 static int wtk_batch(struct wheeltimer *wt, struct wt_op *ops, unsigned int n)
 {
 	struct wt_batch batch = {
@@ -112,25 +118,9 @@ static int wtk_now(const struct wheeltimer *wt, uint64_t *now)
 static int wtk_fdinfo(const struct wheeltimer *wt, char *buf, size_t size)
 {
 	char path[64];
-	size_t len = 0;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", wt->fd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	while (len + 1 < size) {
-		n = read(fd, buf + len, size - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	return len + 1 < size ? (int)len : -ENOSPC;
+	return wtl_read_file(path, buf, size);
 }
 
 static void wtk_close(struct wheeltimer *wt)
@@ -145,6 +135,7 @@ const struct wtl_engine wtl_kernel_engine = {
 	.open		= wtk_open,
 	.handshake	= wtk_handshake,
 	.configure	= wtk_configure,
+	.get_config	= wtk_get_config,
 	.batch		= wtk_batch,
 	.read		= wtk_read,
 	.advance	= wtk_advance,

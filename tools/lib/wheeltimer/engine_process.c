@@ -879,11 +879,24 @@ static int wtp_configure(struct wheeltimer *wt, struct wt_config *cfg)
 	return 0;
 }
 
+static int wtp_get_config(struct wheeltimer *wt, struct wt_config *cfg)
+{
+	const struct wtp *e = wtp(wt);
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->resolution = e->resolution;
+	cfg->max_pending = e->max_pending;
+	cfg->flags = e->flags;
+	cfg->clockid = e->clockid;
+	return 0;
+}
+
 const struct wtl_engine wtl_process_engine = {
 	.id		= WHEELTIMER_ENGINE_PROCESS,
 	.open		= wtp_open,
 	.handshake	= wtp_handshake,
 	.configure	= wtp_configure,
+	.get_config	= wtp_get_config,
 	.batch		= wtp_batch,
 	.read		= wtp_read,
 	.advance	= wtp_advance,

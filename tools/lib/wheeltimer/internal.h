@@ -124,6 +124,7 @@ struct wheeltimer;
  * @handshake: WT_IOC_API asking for version 1 and no feature, the answer
  *	in @api; returns 0 or the call's negative errno
  * @configure: WT_IOC_SET_CONFIG, then WT_IOC_GET_CONFIG into @cfg
+ * @get_config: WT_IOC_GET_CONFIG into @cfg
  * @batch: apply @n <= batch_max operations in order; returns how many
  *	succeeded, each op's @status and @error (and @id of an add) written;
  *	or a negative errno when nothing was applied
@@ -143,6 +144,7 @@ struct wtl_engine {
 	int (*open)(struct wheeltimer *wt);
 	int (*handshake)(struct wheeltimer *wt, struct wt_api *api);
 	int (*configure)(struct wheeltimer *wt, struct wt_config *cfg);
+	int (*get_config)(struct wheeltimer *wt, struct wt_config *cfg);
 	int (*batch)(struct wheeltimer *wt, struct wt_op *ops, unsigned int n);
 	int (*read)(struct wheeltimer *wt, void *buf, unsigned int max);
 	int (*advance)(struct wheeltimer *wt, struct wt_advance *adv);
@@ -164,7 +166,12 @@ extern const struct wtl_engine wtl_process_engine;
  * @queue_resolved: cancels and modifies folded into a queued operation
  * @reads: engine read calls
  * @reaped: records handed to the caller
- * @dropped: engine records for no live handle (none should ever come)
+ * @dropped: engine records for no live handle: none should ever come from
+ *	wheeltimer_reap(); from wheeltimer_reap_buffer(), those of handles
+ *	cancelled after the caller read them
+ * @buffered: engine records handed in by wheeltimer_reap_buffer()
+ * @foreign: records of a shared file's timeouts that another context
+ *	added, reaped with WHEELTIMER_EV_FOREIGN
  */
 struct wtl_counters {
 	uint64_t submits;
@@ -174,6 +181,8 @@ struct wtl_counters {
 	uint64_t reads;
 	uint64_t reaped;
 	uint64_t dropped;
+	uint64_t buffered;
+	uint64_t foreign;
 };
 
 /**
@@ -181,7 +190,11 @@ struct wtl_counters {
  * @engine: its engine's calls
  * @priv: the engine's own state
  * @fd: the descriptor to poll: the device's, or the in-process timerfd
+ * @shared: opened by wheeltimer_open_fd() on a file other contexts may
+ *	hold: records that no handle of this one names are foreign, not
+ *	dropped
  * @features: the engine's WHEELTIMER_FEATURE_* bits
+ * @ioctls: the engine's ioctls, as its handshake said
  * @batch_max: the most operations per engine batch call
  * @clockid: the context's clock
  * @virtual: whether that clock is virtual
@@ -200,13 +213,21 @@ struct wtl_counters {
  * @lq_head: the first of them
  * @lq_len: how many
  * @lq_cap: the ring's room
+ * @rq: engine records the caller read itself and handed to
+ *	wheeltimer_reap_buffer() beyond the room it gave, still in the
+ *	engine's format: converted when they are reaped, after @lq's
+ * @rq_head: the first of them
+ * @rq_len: the end of them: @rq_len - @rq_head wait
+ * @rq_cap: room in @rq
  * @cnt: the library's counters
  */
 struct wheeltimer {
 	const struct wtl_engine *engine;
 	void *priv;
 	int fd;
+	bool shared;
 	uint64_t features;
+	uint64_t ioctls;
 	uint32_t batch_max;
 	int32_t clockid;
 	bool virtual;
@@ -223,11 +244,16 @@ struct wheeltimer {
 	uint32_t lq_head;
 	uint32_t lq_len;
 	uint32_t lq_cap;
+	struct wt_event *rq;
+	uint32_t rq_head;
+	uint32_t rq_len;
+	uint32_t rq_cap;
 	struct wtl_counters cnt;
 };
 
 /* queue.c */
 int wtl_submit(struct wheeltimer *wt);
+void wtl_queue_compact(struct wheeltimer *wt);
 struct wtl_handle *wtl_handle(const struct wheeltimer *wt, uint64_t handle);
 void wtl_handle_release(struct wheeltimer *wt, uint64_t handle);
 
@@ -238,6 +264,7 @@ void wtl_lq_push(struct wheeltimer *wt, const struct wheeltimer_event *ev);
 /* stats.c */
 int wtl_fdinfo_value(const char *text, const char *key, uint64_t *value);
 void wtl_stats_parse(const char *text, struct wheeltimer_stats *st);
+int wtl_read_file(const char *path, char *buf, size_t size);
 
 /* clock reading shared by the engines: the clock in ns, 0 before 1970 */
 uint64_t wtl_clock_ns(int32_t clockid);

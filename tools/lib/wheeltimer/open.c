@@ -24,6 +24,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -182,41 +183,88 @@ static int wtl_open_engine(struct wheeltimer *wt, uint32_t engine)
 	return wt->engine->open(wt);
 }
 
+/* Take in the configuration the engine reports, after a handshake. */
+static void wtl_take_config(struct wheeltimer *wt, const struct wt_config *cfg)
+{
+	wt->clockid = cfg->clockid;
+	wt->virtual = cfg->flags & WT_CONFIG_VIRTUAL;
+	wt->resolution = cfg->resolution;
+	wt->max_pending = cfg->max_pending;
+	wt->vnow = 0;
+}
+
+static void wtl_take_api(struct wheeltimer *wt, const struct wt_api *api)
+{
+	wt->features = api->features;
+	wt->ioctls = api->ioctls;
+	wt->batch_max = api->batch_max < WT_BATCH_MAX ? api->batch_max :
+							WT_BATCH_MAX;
+}
+
+/* Room for a queue of @depth operations, not in place yet. */
+struct wtl_queue {
+	struct wt_op *ops;
+	uint64_t *handles;
+	uint32_t depth;
+};
+
+static int wtl_queue_alloc(struct wtl_queue *q, uint32_t depth)
+{
+	q->ops = calloc(depth, sizeof(*q->ops));
+	q->handles = calloc(depth, sizeof(*q->handles));
+	q->depth = depth;
+	if (q->ops && q->handles)
+		return 0;
+	free(q->ops);
+	free(q->handles);
+	return -ENOMEM;
+}
+
+/* Put the queue @q in place, empty, in that of an empty one. */
+static void wtl_queue_swap(struct wheeltimer *wt, const struct wtl_queue *q)
+{
+	free(wt->q_ops);
+	free(wt->q_handles);
+	wt->q_ops = q->ops;
+	wt->q_handles = q->handles;
+	wt->q_cap = q->depth;
+	wt->q_len = 0;
+	wt->q_holes = 0;
+}
+
+/* The engine configuration @p asks for. */
+static void wtl_config_of(const struct wheeltimer_params *p,
+			  struct wt_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->resolution = p->resolution_ns ? p->resolution_ns :
+			  WT_RESOLUTION_DEFAULT;
+	cfg->max_pending = p->max_pending;
+	cfg->flags = p->flags & WHEELTIMER_PARAM_VIRTUAL ? WT_CONFIG_VIRTUAL : 0;
+	cfg->clockid = p->clockid;
+}
+
 static int wtl_setup(struct wheeltimer *wt, struct wheeltimer_params *p)
 {
-	struct wt_config cfg = {
-		.resolution = p->resolution_ns ? p->resolution_ns :
-			      WT_RESOLUTION_DEFAULT,
-		.max_pending = p->max_pending,
-		.flags = p->flags & WHEELTIMER_PARAM_VIRTUAL ? WT_CONFIG_VIRTUAL : 0,
-		.clockid = p->clockid,
-	};
+	struct wtl_queue q;
+	struct wt_config cfg;
 	struct wt_api api;
 	int ret;
 
 	ret = wtl_check_api(&api, wtl_handshake(wt, &api), p);
 	if (ret)
 		return ret;
+	wtl_config_of(p, &cfg);
 	ret = wt->engine->configure(wt, &cfg);
 	if (ret)
 		return ret;
-
-	wt->features = api.features;
-	wt->batch_max = api.batch_max < WT_BATCH_MAX ? api.batch_max :
-						       WT_BATCH_MAX;
-	wt->clockid = cfg.clockid;
-	wt->virtual = cfg.flags & WT_CONFIG_VIRTUAL;
-	wt->resolution = cfg.resolution;
-	wt->max_pending = cfg.max_pending;
-	wt->vnow = 0;
-
-	wt->q_cap = p->queue_depth ? p->queue_depth : WHEELTIMER_QUEUE_DEFAULT;
-	wt->q_ops = calloc(wt->q_cap, sizeof(*wt->q_ops));
-	wt->q_handles = calloc(wt->q_cap, sizeof(*wt->q_handles));
-	if (!wt->q_ops || !wt->q_handles)
-		return -ENOMEM;
-	wtl_idtab_init(&wt->handles, sizeof(struct wtl_handle));
-	return 0;
+	wtl_take_api(wt, &api);
+	wtl_take_config(wt, &cfg);
+	ret = wtl_queue_alloc(&q, p->queue_depth ? p->queue_depth :
+				  WHEELTIMER_QUEUE_DEFAULT);
+	if (!ret)
+		wtl_queue_swap(wt, &q);
+	return ret;
 }
 
 int wheeltimer_open(struct wheeltimer_params *params, struct wheeltimer **wtp)
@@ -242,6 +290,7 @@ int wheeltimer_open(struct wheeltimer_params *params, struct wheeltimer **wtp)
 	if (!wt)
 		return -ENOMEM;
 	wt->fd = -1;
+	wtl_idtab_init(&wt->handles, sizeof(struct wtl_handle));
 	ret = wtl_open_engine(wt, engine);
 	if (ret) {
 		free(wt);
@@ -270,6 +319,7 @@ void wheeltimer_close(struct wheeltimer *wt)
 	free(wt->q_ops);
 	free(wt->q_handles);
 	free(wt->lq);
+	free(wt->rq);
 	free(wt);
 }
 
@@ -286,6 +336,136 @@ uint32_t wheeltimer_engine(const struct wheeltimer *wt)
 uint64_t wheeltimer_features(const struct wheeltimer *wt)
 {
 	return wt->features;
+}
+
+/*
+ * A context on a device descriptor the caller opened: the kernel engine on
+ * a duplicate of it, with the file's configuration as it is.
+ */
+int wheeltimer_open_fd(int fd, struct wheeltimer **wtp)
+{
+	struct wheeltimer_params p;
+	struct wtl_queue q;
+	struct wheeltimer *wt;
+	struct wt_config cfg;
+	struct wt_api api;
+	uint64_t now;
+	int ret, flags;
+
+	*wtp = NULL;
+	if (fd < 0)
+		return -EBADF;
+	wt = calloc(1, sizeof(*wt));
+	if (!wt)
+		return -ENOMEM;
+	wt->engine = &wtl_kernel_engine;
+	wt->shared = true;
+	wtl_idtab_init(&wt->handles, sizeof(struct wtl_handle));
+	wt->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	if (wt->fd < 0) {
+		ret = -errno;
+		free(wt);
+		return ret;
+	}
+	/* The library never blocks in read(): the open file is non-blocking. */
+	flags = fcntl(wt->fd, F_GETFL);
+	if (flags < 0 || (!(flags & O_NONBLOCK) &&
+			  fcntl(wt->fd, F_SETFL, flags | O_NONBLOCK))) {
+		ret = -errno;
+		goto fail;
+	}
+
+	wheeltimer_params_init(&p);
+	ret = wtl_check_api(&api, wtl_handshake(wt, &api), &p);
+	if (!ret)
+		ret = wt->engine->get_config(wt, &cfg);
+	if (ret)
+		goto fail;
+	wtl_take_api(wt, &api);
+	wtl_take_config(wt, &cfg);
+	p.flags = wt->virtual ? WHEELTIMER_PARAM_VIRTUAL : 0;
+	ret = wtl_check_api(&api, 0, &p);
+	/* A virtual clock may have moved: the file knows where it is. */
+	if (!ret && wt->virtual) {
+		ret = wheeltimer_stat(wt, "now_ns", &now);
+		wt->vnow = now;
+	}
+	if (!ret)
+		ret = wtl_queue_alloc(&q, WHEELTIMER_QUEUE_DEFAULT);
+	if (ret)
+		goto fail;
+	wtl_queue_swap(wt, &q);
+	*wtp = wt;
+	return 0;
+fail:
+	wheeltimer_close(wt);
+	return ret;
+}
+
+void wheeltimer_get_params(const struct wheeltimer *wt,
+			   struct wheeltimer_params *params)
+{
+	memset(params, 0, sizeof(*params));
+	params->version = WHEELTIMER_PARAMS_VERSION;
+	params->engine = wt->engine->id;
+	params->resolution_ns = wt->resolution;
+	params->max_pending = wt->max_pending;
+	params->clockid = wt->clockid;
+	params->flags = wt->virtual ? WHEELTIMER_PARAM_VIRTUAL : 0;
+	params->queue_depth = wt->q_cap;
+	params->features = wt->features;
+}
+
+int wheeltimer_set_params(struct wheeltimer *wt,
+			  struct wheeltimer_params *params)
+{
+	struct wt_config cfg;
+	struct wt_api api = {
+		.api = WT_API_VERSION,
+		.features = wt->features,
+		.ioctls = wt->ioctls,
+		.event_size = sizeof(struct wt_event),
+		.batch_max = wt->batch_max,
+	};
+	struct wtl_queue q = { 0 };
+	uint32_t depth;
+	bool resize;
+	int ret;
+
+	params->missing = 0;
+	ret = wtl_params_check(params);
+	if (ret)
+		return ret;
+	if (params->engine != WHEELTIMER_ENGINE_AUTO &&
+	    params->engine != wt->engine->id)
+		return -EINVAL;
+	if (wt->q_holes)
+		wtl_queue_compact(wt);
+	if (wt->handles.nr_live || wt->q_len || wt->rq_len > wt->rq_head)
+		return -EBUSY;
+	/* What the engine's handshake said, judged for these parameters. */
+	ret = wtl_check_api(&api, 0, params);
+	if (ret)
+		return ret;
+	depth = params->queue_depth ? params->queue_depth :
+				      WHEELTIMER_QUEUE_DEFAULT;
+	resize = depth != wt->q_cap;
+	if (resize && wtl_queue_alloc(&q, depth))
+		return -ENOMEM;
+	wtl_config_of(params, &cfg);
+	ret = wt->engine->configure(wt, &cfg);
+	if (ret) {
+		free(q.ops);
+		free(q.handles);
+		return ret;
+	}
+	if (resize)
+		wtl_queue_swap(wt, &q);
+	wtl_take_config(wt, &cfg);
+	params->engine = wt->engine->id;
+	params->max_pending = wt->max_pending;
+	params->features = wt->features;
+	return 0;
 }
 
 int wheeltimer_probe(struct wheeltimer_probe *probe)

@@ -61,7 +61,7 @@ static struct wtl_handle *wtl_handle_active(const struct wheeltimer *wt,
 }
 
 /* Squeeze the holes out of the queue, keeping the order. */
-static void wtl_queue_compact(struct wheeltimer *wt)
+void wtl_queue_compact(struct wheeltimer *wt)
 {
 	struct wtl_handle *h;
 	uint32_t i, n = 0;

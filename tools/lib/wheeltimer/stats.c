@@ -13,15 +13,27 @@
  * still finds it by name), a counter that is missing is left 0 with its
  * WHEELTIMER_STAT_* bit clear, and a renamed counter is looked for under
  * both names (hrtimer_programs or timerfd_programs, rebuilds or rewinds).
+ *
+ * wheeltimer_fdinfo_stats() is the same parser for any wheeltimer file's
+ * fdinfo, another process's included (/proc/PID/fdinfo/FD), as wheelctl ls
+ * and top read them: one parser for every program.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
 
 #define WTL_FDINFO_SIZE		4096
 #define WTL_FDINFO_MAX		0x100000U
+
+/* The counters every wheeltimer fdinfo has had, the module's and ours. */
+#define WTL_STAT_IDENTITY	(WHEELTIMER_STAT_RESOLUTION | \
+				 WHEELTIMER_STAT_MAX_PENDING | \
+				 WHEELTIMER_STAT_LIVE | WHEELTIMER_STAT_PENDING | \
+				 WHEELTIMER_STAT_READY)
 
 struct wtl_stat_key {
 	const char *key;
@@ -132,8 +144,47 @@ void wtl_stats_parse(const char *text, struct wheeltimer_stats *st)
 	}
 }
 
-/* The engine's fdinfo text, in a buffer to free(). */
-static int wtl_fdinfo(const struct wheeltimer *wt, char **text)
+/**
+ * wtl_read_file() - the text of a file, NUL-terminated
+ * @path: the file, typically under /proc
+ * @buf: where to put it
+ * @size: room in @buf, the NUL included
+ *
+ * Return: its length, -ENOSPC if it does not fit, or open()'s or read()'s
+ * negative errno.
+ */
+int wtl_read_file(const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t n;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len + 1 < size) {
+		n = read(fd, buf + len, size - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			err = -errno;
+		if (n <= 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (err)
+		return err;
+	return len + 1 < size ? (int)len : -ENOSPC;
+}
+
+/*
+ * The fdinfo text of @wt's engine, or with @wt NULL of the file at @path,
+ * in a buffer to free().
+ */
+static int wtl_fdinfo(const struct wheeltimer *wt, const char *path,
+		      char **text)
 {
 	size_t size = WTL_FDINFO_SIZE;
 	char *buf;
@@ -143,7 +194,8 @@ static int wtl_fdinfo(const struct wheeltimer *wt, char **text)
 		buf = malloc(size);
 		if (!buf)
 			return -ENOMEM;
-		ret = wt->engine->fdinfo(wt, buf, size);
+		ret = wt ? wt->engine->fdinfo(wt, buf, size) :
+			   wtl_read_file(path, buf, size);
 		if (ret >= 0) {
 			*text = buf;
 			return 0;
@@ -162,7 +214,7 @@ int wheeltimer_stats(const struct wheeltimer *wt,
 	int ret;
 
 	memset(stats, 0, sizeof(*stats));
-	ret = wtl_fdinfo(wt, &text);
+	ret = wtl_fdinfo(wt, NULL, &text);
 	if (ret)
 		return ret;
 	wtl_stats_parse(text, stats);
@@ -192,6 +244,9 @@ static int wtl_lib_stat(const struct wheeltimer *wt, const char *key,
 		{ "lib_reads", wt->cnt.reads },
 		{ "lib_reaped", wt->cnt.reaped },
 		{ "lib_dropped", wt->cnt.dropped },
+		{ "lib_buffered", wt->cnt.buffered },
+		{ "lib_foreign", wt->cnt.foreign },
+		{ "lib_backlog", wt->rq_len - wt->rq_head },
 		{ "lib_handles", wt->handles.nr_live },
 		{ "lib_queued", wt->q_len - wt->q_holes },
 		{ "lib_warnings", wtl_warnings() },
@@ -215,10 +270,28 @@ int wheeltimer_stat(const struct wheeltimer *wt, const char *key,
 
 	if (!strncmp(key, "lib_", 4))
 		return wtl_lib_stat(wt, key, value);
-	ret = wtl_fdinfo(wt, &text);
+	ret = wtl_fdinfo(wt, NULL, &text);
 	if (ret)
 		return ret;
 	ret = wtl_fdinfo_value(text, key, value);
 	free(text);
 	return ret;
+}
+
+int wheeltimer_fdinfo_stats(const char *path, struct wheeltimer_stats *stats)
+{
+	char *text;
+	int ret;
+
+	memset(stats, 0, sizeof(*stats));
+	ret = wtl_fdinfo(NULL, path, &text);
+	if (ret)
+		return ret;
+	wtl_stats_parse(text, stats);
+	free(text);
+	if ((stats->present & WTL_STAT_IDENTITY) != WTL_STAT_IDENTITY) {
+		memset(stats, 0, sizeof(*stats));
+		return -ENODATA;
+	}
+	return 0;
 }

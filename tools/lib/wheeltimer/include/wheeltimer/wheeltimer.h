@@ -166,6 +166,13 @@ struct wheeltimer_params {
  * was dropped from the queue; the engine never saw it
  */
 #define WHEELTIMER_EV_UNSUBMITTED	0x100000U
+/**
+ * WHEELTIMER_EV_FOREIGN - a firing of a timeout that another context added
+ * to the same file (a context of wheeltimer_open_fd()): @handle is
+ * WHEELTIMER_HANDLE_NONE and @cookie the engine's (for a timeout another
+ * libwheeltimer context added, that context's handle)
+ */
+#define WHEELTIMER_EV_FOREIGN		0x200000U
 
 /**
  * struct wheeltimer_event - one record, as wheeltimer_reap() returns it
@@ -334,13 +341,20 @@ struct wheeltimer_stats {
 
 struct wheeltimer;
 
-/* Opening and closing: wheeltimer_open(3) */
+/* Opening and closing: wheeltimer_open(3), wheeltimer_open_fd(3) */
 void wheeltimer_params_init(struct wheeltimer_params *params);
 int wheeltimer_open(struct wheeltimer_params *params, struct wheeltimer **wtp);
+int wheeltimer_open_fd(int fd, struct wheeltimer **wtp);
 void wheeltimer_close(struct wheeltimer *wt);
 int wheeltimer_fd(const struct wheeltimer *wt);
 uint32_t wheeltimer_engine(const struct wheeltimer *wt);
 uint64_t wheeltimer_features(const struct wheeltimer *wt);
+
+/* A context's configuration: wheeltimer_set_params(3) */
+void wheeltimer_get_params(const struct wheeltimer *wt,
+			   struct wheeltimer_params *params);
+int wheeltimer_set_params(struct wheeltimer *wt,
+			  struct wheeltimer_params *params);
 
 /* Preparing: wheeltimer_add(3), wheeltimer_modify(3), wheeltimer_cancel(3) */
 int wheeltimer_add(struct wheeltimer *wt, uint64_t deadline, uint64_t slack,
@@ -355,13 +369,18 @@ int wheeltimer_error(const struct wheeltimer *wt, uint64_t handle);
 int wheeltimer_query(struct wheeltimer *wt, uint64_t handle,
 		     struct wheeltimer_info *info);
 
-/* Submitting and reaping: wheeltimer_submit(3), wheeltimer_reap(3) */
+/*
+ * Submitting and reaping: wheeltimer_submit(3), wheeltimer_reap(3);
+ * records read by the caller (io_uring): wheeltimer_reap_buffer(3)
+ */
 int wheeltimer_submit(struct wheeltimer *wt);
 unsigned int wheeltimer_queued(const struct wheeltimer *wt);
 int wheeltimer_reap(struct wheeltimer *wt, struct wheeltimer_event *events,
 		    unsigned int max);
 int wheeltimer_wait(struct wheeltimer *wt, struct wheeltimer_event *events,
 		    unsigned int max, int64_t timeout_ns);
+int wheeltimer_reap_buffer(struct wheeltimer *wt, const void *buf, size_t len,
+			   struct wheeltimer_event *events, unsigned int max);
 
 /* Time: wheeltimer_now(3), wheeltimer_advance(3) */
 int wheeltimer_now(const struct wheeltimer *wt, uint64_t *now);
@@ -375,6 +394,7 @@ int wheeltimer_stats(const struct wheeltimer *wt,
 		     struct wheeltimer_stats *stats);
 int wheeltimer_stat(const struct wheeltimer *wt, const char *key,
 		    uint64_t *value);
+int wheeltimer_fdinfo_stats(const char *path, struct wheeltimer_stats *stats);
 const char *wheeltimer_strerror(int error);
 const char *wheeltimer_feature_name(uint64_t feature);
 int wheeltimer_major_version(void);
