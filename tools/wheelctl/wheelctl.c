@@ -158,7 +158,11 @@ static const char *wt_strerror(int err)
 	case ENOENT:
 		return "no such timeout";
 	case ENOSPC:
-		return "too many timeouts (the file's max_pending is reached)";
+		return "too many timeouts (the file's max_pending or its user's max_user_timeouts)";
+	case EPERM:
+		return "max_pending above the module's default needs CAP_SYS_RESOURCE";
+	case EMFILE:
+		return "the user's wheeltimer files hold all that max_user_timeouts allows";
 	case ERANGE:
 		return "deadline out of range (beyond the last tick below 2^63 ns)";
 	case EBUSY:
