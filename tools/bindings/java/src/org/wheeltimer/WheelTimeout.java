@@ -80,6 +80,7 @@ public final class WheelTimeout implements Timeout {
     /* Runs and overruns of a periodic timeout; the worker writes them. */
     private volatile long runs;
     private volatile long overruns;
+    private volatile long lastOverruns;
 
     WheelTimeout(WheelTimer timer, TimerTask task, long deadline, long period,
                  long slack, int mode) {
@@ -156,6 +157,15 @@ public final class WheelTimeout implements Timeout {
         return overruns;
     }
 
+    /**
+     * FIXED_RATE: the periods skipped after the deadline of the latest run,
+     * because that run was collected late: its task may read this to know
+     * how many beats it missed. 0 for other timeouts.
+     */
+    public long lastOverruns() {
+        return lastOverruns;
+    }
+
     /** The first deadline, in ns on the timer's clock (see {@link WheelTimer#nanoTime()}). */
     public long deadlineNanos() {
         return deadline;
@@ -174,6 +184,7 @@ public final class WheelTimeout implements Timeout {
             return false;
         }
         runs = runs + 1;
+        lastOverruns = newOverruns;
         overruns = overruns + newOverruns;
         return true;
     }

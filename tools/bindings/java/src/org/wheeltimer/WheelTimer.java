@@ -725,7 +725,11 @@ public final class WheelTimer implements Timer {
     /**
      * Moves the virtual clock forward by {@code amount} and returns when every
      * task due by the new time has run (including those scheduled, due, by
-     * the tasks that ran): the number of timeouts that fired.
+     * the tasks that ran): the number of timeouts that fired. The clock
+     * moves in one jump, as libwheeltimer's {@code wheeltimer_advance()}
+     * does: the tasks run after it, in deadline order, and read the new
+     * time from {@link #nanoTime()}. To have tasks see their own times,
+     * advance in steps no longer than the spacing that matters.
      *
      * @throws IllegalStateException if the clock is not virtual, the timer is
      *                               stopped, or this is called from a task
