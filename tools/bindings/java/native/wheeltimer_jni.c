@@ -40,6 +40,8 @@
 
 #include <wheeltimer/wheeltimer.h>
 
+#define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+
 /* The class whose native methods these are. */
 #define WTJ_CLASS		"org/wheeltimer/Native"
 
@@ -410,9 +412,11 @@ static const JNINativeMethod wtj_methods[] = {
 /*
  * Called by System.load() or System.loadLibrary(): registers the methods
  * on org.wheeltimer.Native. A mismatch (a jar and a library of different
- * versions) fails the load with the JVM's NoSuchMethodError.
+ * versions) fails the load with the JVM's NoSuchMethodError. <jni.h>
+ * declares it JNIEXPORT JNICALL, which makes it visible here although
+ * everything else is hidden.
  */
-JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)
+jint JNI_OnLoad(JavaVM *vm, void *reserved)
 {
 	JNIEnv *env;
 	jclass cls;
@@ -424,7 +428,7 @@ JNIEXPORT jint JNICALL JNI_OnLoad(JavaVM *vm, void *reserved)
 	if (!cls)
 		return JNI_ERR;
 	res = (*env)->RegisterNatives(env, cls, wtj_methods,
-				      sizeof(wtj_methods) / sizeof(wtj_methods[0]));
+				      ARRAY_SIZE(wtj_methods));
 	(*env)->DeleteLocalRef(env, cls);
 	return res ? JNI_ERR : JNI_VERSION_1_8;
 }

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
@@ -82,12 +83,23 @@ final class Probe {
         /** The kernel's id of the thread, found by its name. */
         int tid() {
             try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-                return tasks.filter(p -> name.equals(read(p.resolve("comm")).trim()))
+                return tasks.filter(p -> name.equals(comm(p)))
                         .mapToInt(p -> Integer.parseInt(p.getFileName().toString()))
                         .findFirst().orElseThrow(() -> new AssertionError("no thread " + name));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
+        }
+    }
+
+    /** A thread's name, or "" if it ended since it was listed. */
+    private static String comm(Path task) {
+        try {
+            return Files.readString(task.resolve("comm")).trim();
+        } catch (NoSuchFileException gone) {
+            return "";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -1,0 +1,2 @@
+package org.wheeltimer.bench;
+final class Placeholder { }
