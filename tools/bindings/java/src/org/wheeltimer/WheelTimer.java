@@ -113,6 +113,15 @@ public final class WheelTimer implements Timer {
     static final int WORKER_STARTED = 1;
     static final int WORKER_SHUTDOWN = 2;
 
+    /**
+     * How long the worker sleeps after a round that took new timeouts before
+     * it sleeps until something is due: a burst of newTimeout() calls then
+     * costs one wake-up per linger instead of one per call.
+     */
+    static final long LINGER_NANOS = 1_000_000L;
+    /** A timeout due this long after the lingering worker's wake-up does not wake it. */
+    static final long DEFER_MARGIN_NANOS = 10_000_000L;
+
     /** The default resolution, as libwheeltimer's: 1 ms. */
     public static final long DEFAULT_RESOLUTION_NANOS = 1_000_000L;
     private static final long MIN_RESOLUTION_NANOS = 1_000L;
@@ -169,6 +178,8 @@ public final class WheelTimer implements Timer {
     /** The worker is (about to be) asleep in Native.await(): a producer must wake it. */
     @SuppressWarnings("unused")
     private volatile boolean sleeping;
+    /** While the worker sleeps: 0, or the time (System.nanoTime()) by which it wakes. */
+    private volatile long wakeBy;
     /** Threads inside wakeWorker(); the native side is closed only when none is. */
     private final AtomicInteger wakers = new AtomicInteger();
     /** Set by the worker before it closes the native side. */
@@ -527,7 +538,14 @@ public final class WheelTimer implements Timer {
             pending.decrementAndGet();
             throw new IllegalStateException("cannot be started once stopped");
         }
-        wakeWorker();
+        // A worker that lingers after a busy round wakes by wakeBy anyway,
+        // and takes the timeout then, well before its deadline.
+        if (sleeping) {
+            long by = wakeBy;
+            if (by == 0 || virtualClock || t.deadline - by < DEFER_MARGIN_NANOS) {
+                wakeWorker();
+            }
+        }
         return t;
     }
 
@@ -584,9 +602,19 @@ public final class WheelTimer implements Timer {
                 || workerState == WORKER_SHUTDOWN;
     }
 
-    /** The worker's, before it sleeps: from now on producers must wake it. */
-    void setSleeping(boolean value) {
-        sleeping = value;
+    /**
+     * The worker's, before it sleeps: from now on producers must wake it,
+     * unless {@code by} is not 0 and their deadline is {@link
+     * #DEFER_MARGIN_NANOS} or more after it: the worker wakes by then.
+     */
+    void setSleeping(long by) {
+        wakeBy = by;
+        sleeping = true;
+    }
+
+    /** The worker's, when it wakes. */
+    void setAwake() {
+        sleeping = false;
     }
 
     /** Wakes the worker if it is asleep; at most one eventfd write per sleep. */

@@ -79,8 +79,9 @@ final class Worker implements Runnable {
     }
 
     private void loop() {
+        boolean busy = false;
         for (;;) {
-            handOver();
+            busy |= handOver() > 0;
             runCommands();
             if (reapAll() > 0) {
                 continue;
@@ -88,16 +89,21 @@ final class Worker implements Runnable {
             if (timer.workerState() == WheelTimer.WORKER_SHUTDOWN) {
                 return;
             }
-            // From here on a producer that pushes wakes us; one that pushed
-            // before is seen by hasWork(). Both are volatile accesses.
-            timer.setSleeping(true);
+            // After a round that took timeouts, linger: sleep at most
+            // LINGER_NANOS, and tell producers so. Otherwise sleep until
+            // something is due or a producer wakes us. From here on a
+            // producer that pushes sees the sleep; one that pushed before
+            // is seen by hasWork(). Both are volatile accesses.
+            long linger = busy ? WheelTimer.LINGER_NANOS : -1;
+            timer.setSleeping(busy ? timer.nanoTime() + linger : 0);
+            busy = false;
             if (timer.hasWork()) {
-                timer.setSleeping(false);
+                timer.setAwake();
                 continue;
             }
-            int ready = Native.await(ctx, -1);
+            int ready = Native.await(ctx, linger);
             wakeups = wakeups + 1;
-            timer.setSleeping(false);
+            timer.setAwake();
             if (ready < 0) {
                 throw Native.error("ppoll on the wheeltimer descriptor", ready);
             }
@@ -113,7 +119,7 @@ final class Worker implements Runnable {
 
     /**
      * Hands the pushed cancels, then the pushed adds, to the library.
-     * Returns the number of operations queued.
+     * Returns the number of adds queued.
      */
     private int handOver() {
         WheelTimeout adds = timer.takeAdds();
@@ -130,7 +136,6 @@ final class Worker implements Runnable {
             if (c.handle != 0) {
                 n = put(n, Native.CANCEL, 0, c.handle, 0, 0, 0, c);
                 release(c);
-                total++;
             }
         }
         while (adds != null) {

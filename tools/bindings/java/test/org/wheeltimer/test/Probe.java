@@ -115,6 +115,27 @@ final class Probe {
         return n;
     }
 
+    /**
+     * Waits until thread {@code tid} sleeps and stays asleep for 100 ms
+     * (WheelTimer's worker lingers a millisecond after a round that took
+     * new timeouts); returns its context switches then.
+     */
+    static long settled(int tid) {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(LIMIT_SECONDS);
+        long last = -1;
+        for (;;) {
+            long now = contextSwitches(tid);
+            if (now == last && state(tid) == 'S') {
+                return now;
+            }
+            if (System.nanoTime() - end > 0) {
+                fail("thread " + tid + " never settled asleep");
+            }
+            last = now;
+            sleep(100);
+        }
+    }
+
     /** The state letter of thread {@code tid} (R running, S sleeping, ...). */
     static char state(int tid) {
         String stat = read(Path.of("/proc/self/task/" + tid + "/stat"));

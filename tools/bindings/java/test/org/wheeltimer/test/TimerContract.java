@@ -548,8 +548,7 @@ abstract class TimerContract {
             System.out.println("# the idle HashedWheelTimer worker switched " + woke + " times in 300 ms");
             return;
         }
-        Probe.eventually(() -> Probe.state(tid) == 'S', "the worker sleeps");
-        long before = Probe.contextSwitches(tid);
+        long before = Probe.settled(tid);
         Probe.sleep(300);
         assertEquals(before, Probe.contextSwitches(tid), "WheelTimer's idle worker never wakes");
     }

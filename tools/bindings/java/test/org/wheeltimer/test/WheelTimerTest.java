@@ -288,8 +288,7 @@ class WheelTimerTest {
         }
         assertEquals(100, timer.stats().live());
         int tid = threads.tid();
-        Probe.eventually(() -> Probe.state(tid) == 'S', "the worker sleeps");
-        long before = Probe.contextSwitches(tid);
+        long before = Probe.settled(tid);
         for (Timeout t : far) {
             assertTrue(t.cancel());
         }

@@ -1,2 +1,0 @@
-package org.wheeltimer.bench;
-final class Placeholder { }
