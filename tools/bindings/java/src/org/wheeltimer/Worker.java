@@ -47,13 +47,14 @@ final class Worker implements Runnable {
 
     private final Set<Timeout> unprocessed = new HashSet<>();
 
-    /* Counters: written by this thread only, read by any. */
+    /** The worker thread's kernel id, 0 until it runs. */
     private volatile int tid;
-    private volatile long wakeups;
-    private volatile long fired;
-    private volatile long tasksRun;
-    private volatile long taskFailures;
-    private volatile long refused;
+    /* Counters: this thread's alone; stats() reads them here too. */
+    private long wakeups;
+    private long fired;
+    private long tasksRun;
+    private long taskFailures;
+    private long refused;
 
     Worker(WheelTimer timer) {
         this.timer = timer;
@@ -102,7 +103,7 @@ final class Worker implements Runnable {
                 continue;
             }
             int ready = Native.await(ctx, linger);
-            wakeups = wakeups + 1;
+            wakeups++;
             timer.setAwake();
             if (ready < 0) {
                 throw Native.error("ppoll on the wheeltimer descriptor", ready);
@@ -242,7 +243,7 @@ final class Worker implements Runnable {
             refuse(t, ready.res(i));
             return;
         }
-        fired = fired + 1;
+        fired++;
         boolean last = (flags & Native.EV_FINAL) != 0;
         if (t.period == 0) {
             release(t);
@@ -271,11 +272,11 @@ final class Worker implements Runnable {
     }
 
     private void run(WheelTimeout t) {
-        tasksRun = tasksRun + 1;
+        tasksRun++;
         try {
             t.task().run(t);
         } catch (Throwable e) {
-            taskFailures = taskFailures + 1;
+            taskFailures++;
             WheelTimer.LOG.log(Level.WARNING,
                     "An exception was thrown by " + TimerTask.class.getSimpleName() + ".", e);
         }
@@ -286,7 +287,7 @@ final class Worker implements Runnable {
         release(t);
         if (t.refuse()) {
             timer.decrementPending();
-            refused = refused + 1;
+            refused++;
             WheelTimer.LOG.log(Level.WARNING, "the wheeltimer engine refused a timeout ({0}): "
                                + "it is cancelled: {1}", Native.strerror(err), t);
         }

@@ -45,9 +45,15 @@ import org.wheeltimer.WheelTimer;
  *     run to the last.
  * <li>idle wake-ups: 100 K timeouts an hour away, none due; the worker
  *     thread's context switches per second (/proc/self/task/TID/status).
- * <li>lateness: 2000 timeouts 1 to 200 ms away; when each ran, after its
- *     deadline: median, 99th percentile, maximum.
+ * <li>lateness: 2000 timeouts 20 to 220 ms away (all made before the
+ *     first is due, so that making them does not compete with running
+ *     them on a single CPU); when each ran, after its
+ *     deadline: median, 99th percentile, maximum (each the median of the
+ *     rounds').
  * </ul>
+ *
+ * <p>Every timer's code is warmed up first, and the rounds go round the
+ * timers, so that a slow spell of the machine falls on all of them.
  */
 public final class Bench {
     private static final TimerTask NOP = t -> { };
@@ -123,56 +129,73 @@ public final class Bench {
                            + Runtime.getRuntime().availableProcessors() + " CPU(s), "
                            + System.getProperty("java.vm.name") + " "
                            + System.getProperty("java.version"));
-        List<Result> results = new ArrayList<>();
+        int n = configs.size();
+        // Every timer's code is compiled before anything is measured.
+        System.out.println("# warming up");
         for (Config c : configs) {
-            System.out.println("# " + c.name + " ...");
-            results.add(measure(c));
-            Result r = results.get(results.size() - 1);
-            System.out.printf(Locale.ROOT, "#   newTimeout+cancel %.0f ns, expiry %.0f ns/task, "
-                              + "idle %.1f wake-ups/s, lateness %.0f / %.0f / %.0f us%n",
-                              r.churnNs, r.expiryNs, r.wakeups, r.lateUs[0], r.lateUs[1],
-                              r.lateUs[2]);
+            withTimer(c, t -> churn(t, churnOps));
+            withTimer(c, t -> expiry(t, expiryTasks / 10));
+            withTimer(c, t -> lateness(t, latenessTimeouts / 10)[0]);
         }
-        printTable(configs, results);
+        // Rounds go round the timers, so that the machine's moods fall on all.
+        double[][] churn = new double[n][rounds];
+        double[][] expiry = new double[n][rounds];
+        double[][][] late = new double[n][3][rounds];
+        for (int r = 0; r < rounds; r++) {
+            for (int i = 0; i < n; i++) {
+                churn[i][r] = withTimer(configs.get(i), t -> churn(t, churnOps));
+                expiry[i][r] = withTimer(configs.get(i), t -> expiry(t, expiryTasks));
+                int k = r;
+                double[][] l = late[i];
+                withTimer(configs.get(i), t -> {
+                    double[] p = lateness(t, latenessTimeouts);
+                    for (int j = 0; j < 3; j++) {
+                        l[j][k] = p[j];
+                    }
+                    return 0;
+                });
+            }
+        }
+        List<Result> results = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            Config c = configs.get(i);
+            Named idleThread = new Named();
+            Timer idle = c.make.apply(idleThread);
+            double wakeups;
+            try {
+                wakeups = idleWakeups(idle, idleThread);
+            } finally {
+                idle.stop();
+            }
+            double[] lat = {median(late[i][0]), median(late[i][1]), median(late[i][2])};
+            Result r = new Result(median(churn[i]), median(expiry[i]), wakeups, lat);
+            results.add(r);
+            System.out.printf(Locale.ROOT, "# %s: newTimeout+cancel %.0f ns, expiry %.0f ns/task, "
+                              + "idle %.1f wake-ups/s, lateness %.0f / %.0f / %.0f us%n",
+                              c.name, r.churnNs, r.expiryNs, r.wakeups, lat[0], lat[1], lat[2]);
+        }
+        printTable(results);
         handOver();
     }
 
-    private Result measure(Config c) throws Exception {
-        double churn = median(() -> {
-            Timer t = c.make.apply(new Named());
-            try {
-                churn(t, churnOps);
-                return churn(t, churnOps);
-            } finally {
-                t.stop();
-            }
-        });
-        double expiry = median(() -> {
-            Timer t = c.make.apply(new Named());
-            try {
-                expiry(t, expiryTasks / 10);
-                return expiry(t, expiryTasks);
-            } finally {
-                t.stop();
-            }
-        });
-        Named idleThread = new Named();
-        Timer idle = c.make.apply(idleThread);
-        double wakeups;
+    private interface Measure {
+        double on(Timer t) throws Exception;
+    }
+
+    /** One measurement on a new timer of {@code c}, stopped after. */
+    private static double withTimer(Config c, Measure m) throws Exception {
+        Timer t = c.make.apply(new Named());
         try {
-            wakeups = idleWakeups(idle, idleThread);
+            return m.on(t);
         } finally {
-            idle.stop();
+            t.stop();
         }
-        Timer late = c.make.apply(new Named());
-        double[] lateness;
-        try {
-            lateness(late, latenessTimeouts / 4);
-            lateness = lateness(late, latenessTimeouts);
-        } finally {
-            late.stop();
-        }
-        return new Result(churn, expiry, wakeups, lateness);
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
     }
 
     private interface Round {
@@ -184,8 +207,7 @@ public final class Bench {
         for (int i = 0; i < rounds; i++) {
             v[i] = round.run();
         }
-        Arrays.sort(v);
-        return v[rounds / 2];
+        return median(v);
     }
 
     /** ns per newTimeout + cancel, 1024 in flight. */
@@ -276,7 +298,7 @@ public final class Bench {
         Random random = new Random(42);
         for (int i = 0; i < n; i++) {
             int k = i;
-            long delay = TimeUnit.MICROSECONDS.toNanos(1000 + random.nextInt(199_000));
+            long delay = TimeUnit.MICROSECONDS.toNanos(20_000 + random.nextInt(200_000));
             long deadline = System.nanoTime() + delay;
             t.newTimeout(x -> {
                 late[k] = System.nanoTime() - deadline;
@@ -301,7 +323,7 @@ public final class Bench {
         return String.format(Locale.ROOT, x >= 10 ? " (%.0fx)" : " (%.2fx)", x);
     }
 
-    private static void printTable(List<Config> configs, List<Result> r) {
+    private static void printTable(List<Result> r) {
         Result w = r.get(0);
         System.out.println();
         System.out.println("=== java bench: (x) = HashedWheelTimer / WheelTimer");
