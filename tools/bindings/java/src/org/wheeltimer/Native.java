@@ -82,8 +82,7 @@ final class Native {
     static final int EV_CANCEL = 0x40000;
     static final int CLOCK_MONOTONIC = 1;
 
-    /* errno values the Java side tells apart. */
-    static final int EINTR = 4;
+    /* The errno value the Java side tells apart. */
     static final int EPERM = 1;
 
     static {

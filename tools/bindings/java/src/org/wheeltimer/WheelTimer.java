@@ -13,6 +13,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.util.Collections;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -65,9 +66,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * (one compare-and-set each), which the worker takes whole and hands to the
  * library in one batch, cancels first. {@code newTimeout()} wakes the
  * worker through an eventfd only if the worker is asleep (at most one write
- * per sleep, whatever the number of callers); {@code cancel()} never wakes
- * it, because the cancelled timeout's own deadline bounds how long the
- * worker may sleep before it sees the cancel.
+ * per sleep, whatever the number of callers), and not even then if the
+ * worker is lingering: after a round that took new timeouts it sleeps at
+ * most {@value #LINGER_NANOS} ns and says so, and a timeout due
+ * {@value #DEFER_MARGIN_NANOS} ns or more after that waits for it. A burst
+ * of calls so costs one wake-up per linger, not one per call.
+ * {@code cancel()} never wakes it: the cancelled timeout's own deadline
+ * bounds how long the worker may sleep before it sees the cancel.
  *
  * <h2>Exact cancel, pending counts, limits</h2>
  *
@@ -274,7 +279,7 @@ public final class WheelTimer implements Timer {
         long c = Native.open(io);
         if (c == 0) {
             long err = io[Native.IO_ERROR];
-            String what = "wheeltimer_open(engine " + want.name().toLowerCase()
+            String what = "wheeltimer_open(engine " + want.name().toLowerCase(Locale.ROOT)
                     + ", resolution " + b.resolution + " ns, max_pending "
                     + io[Native.IO_MAX_PENDING] + ")";
             if (-err == Native.EPERM) {
@@ -284,27 +289,31 @@ public final class WheelTimer implements Timer {
         }
         ctx = c;
         closer = new NativeCloser(c);
-        engine = Engine.of((int) io[Native.IO_ENGINE]);
-        resolution = b.resolution;
-        maxPending = io[Native.IO_MAX_PENDING];
-        features = io[Native.IO_FEATURES];
-        virtualClock = b.virtualClock;
-        lastDeadline = Long.MAX_VALUE / resolution * resolution;
-        nativeClock = !virtualClock && !nanoTimeIsMonotonic();
-        if (virtualClock) {
-            long[] now = new long[1];
-            int res = Native.now(c, now);
-            if (res < 0) {
-                closer.run();
-                throw Native.error("wheeltimer_now", res);
+        try {
+            engine = Engine.of((int) io[Native.IO_ENGINE]);
+            resolution = b.resolution;
+            maxPending = io[Native.IO_MAX_PENDING];
+            features = io[Native.IO_FEATURES];
+            virtualClock = b.virtualClock;
+            lastDeadline = Long.MAX_VALUE / resolution * resolution;
+            nativeClock = !virtualClock && !nanoTimeIsMonotonic();
+            if (virtualClock) {
+                long[] now = new long[1];
+                int res = Native.now(c, now);
+                if (res < 0) {
+                    throw Native.error("wheeltimer_now", res);
+                }
+                virtualNow = now[0];
             }
-            virtualNow = now[0];
-        }
-        worker = new Worker(this);
-        workerThread = b.threadFactory.newThread(worker);
-        if (workerThread == null) {
+            worker = new Worker(this);
+            Thread thread = b.threadFactory.newThread(worker);
+            if (thread == null) {
+                throw new IllegalStateException("the thread factory made no thread");
+            }
+            workerThread = thread;
+        } catch (RuntimeException | Error e) {
             closer.run();
-            throw new IllegalStateException("the thread factory made no thread");
+            throw e;
         }
         cleanable = CLEANER.register(this, closer);
     }
@@ -826,7 +835,7 @@ public final class WheelTimer implements Timer {
 
     @Override
     public String toString() {
-        return "WheelTimer(" + engine.name().toLowerCase() + " engine, resolution "
+        return "WheelTimer(" + engine.name().toLowerCase(Locale.ROOT) + " engine, resolution "
                 + resolution + " ns" + (virtualClock ? ", virtual clock" : "")
                 + ", pending " + pending.get() + ")";
     }

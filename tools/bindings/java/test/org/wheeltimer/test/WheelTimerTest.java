@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -235,7 +236,7 @@ class WheelTimerTest {
         WheelTimer d = new WheelTimer();
         timers.add(d);
         if (forced != null) {
-            assertEquals(Engine.valueOf(forced.toUpperCase()), d.engine(),
+            assertEquals(Engine.valueOf(forced.toUpperCase(Locale.ROOT)), d.engine(),
                          "the system property chooses");
         }
         System.out.println("# the default timer runs on the " + d.engine() + " engine");
