@@ -81,14 +81,13 @@ final class Worker implements Runnable {
 
     private void loop() {
         boolean busy = false;
-        for (;;) {
+        // A stop() ends the loop at the next round, even with more due:
+        // what has not run yet is returned unprocessed, as Netty's does.
+        while (timer.workerState() != WheelTimer.WORKER_SHUTDOWN) {
             busy |= handOver() > 0;
             runCommands();
             if (reapAll() > 0) {
                 continue;
-            }
-            if (timer.workerState() == WheelTimer.WORKER_SHUTDOWN) {
-                return;
             }
             // After a round that took timeouts, linger: sleep at most
             // LINGER_NANOS, and tell producers so. Otherwise sleep until
