@@ -9,6 +9,7 @@
 #   make lint       checkpatch --strict and sparse
 #   make vm CMD=... run a command in a VM with the module loaded
 #   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install
+#   make java       build the Java binding (tools/bindings/java); bench-java
 #
 # `make`, `make install` and `make dkms-install` never install packages:
 # they say what is missing. `make deps` installs what everything needs, and
@@ -67,7 +68,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	wheelctl examples check-examples check-demo check-dkms check-deb check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
 	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz \
-	lib lib-install lib-uninstall check-lib check-lib-vm
+	lib lib-install lib-uninstall check-lib check-lib-vm \
+	java check-java check-java-vm bench-java
 
 all: module
 
@@ -296,6 +298,37 @@ check-lib-vm: vm-module
 		--add tools/lib/wheeltimer/tests/run-vm:/bin/run-lib-tests \
 		-- /bin/run-lib-tests | tee $(BUILD)/check-lib-vm.log
 
+# The Java binding (tools/bindings/java): WheelTimer, an io.netty.util.Timer
+# on libwheeltimer through JNI, in $(BUILD)/java. check-java: on this
+# machine, on the in-process engine, the JUnit suite against Netty's
+# HashedWheelTimer and WheelTimer, then the examples. check-java-vm: in
+# the VM, on the kernel engine, WheelTimer's half of the suite and the
+# examples, with a runtime made by jlink. bench-java: WheelTimer against
+# HashedWheelTimer (100 ms and 1 ms ticks) in one VM boot; QUICK=1 is the
+# smoke run of seconds.
+JAVA_MAKE	= $(MAKE) --no-print-directory -C tools/bindings/java O=$(BUILD)/java
+
+java:
+	@tools/deps build lib java
+	@$(JAVA_MAKE)
+
+check-java:
+	@tools/deps build lib java
+	@echo "== the Java binding on this machine (in-process engine)"
+	@mkdir -p $(BUILD)
+	@set -o pipefail; $(JAVA_MAKE) check 2>&1 | tee $(BUILD)/check-java.log
+
+check-java-vm: vm-module
+	@tools/deps build lib java vm
+	@$(JAVA_MAKE) vm
+	@echo "== the Java binding in the VM (kernel engine)"
+	@set -o pipefail; tools/bindings/java/vm check | tee $(BUILD)/check-java-vm.log
+
+bench-java: vm-module
+	@tools/deps build lib java vm
+	@$(JAVA_MAKE) vm
+	@tools/bindings/java/vm bench $(if $(filter 1,$(QUICK)),--quick)
+
 # Each part appends to one log; the summary counts the cases of them all.
 check:
 	@mkdir -p $(BUILD)
@@ -309,8 +342,8 @@ check:
 	fi; \
 	for run in check-wheel check-wheel-fuzz check-lib check-vm \
 		check-vm32 check-vm-debug check-kernels check-fuzz \
-		check-examples check-lib-vm check-demo check-bench check-dkms \
-		check-deb check-man; do \
+		check-examples check-lib-vm check-java check-java-vm check-demo \
+		check-bench check-dkms check-deb check-man; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
@@ -436,7 +469,10 @@ LINT_ALL = $(filter-out %.mod.c,$(wildcard \
 		 tools/*/*.[ch] tools/*/*/*.[ch] tools/*/*/*/*.[ch] \
 		 tools/*/*/*/*/*.[ch] selftests/wheeltimer/*.[ch]))
 LINT_LIB = $(filter tools/lib/%,$(LINT_ALL))
-LINT_SOURCES = $(filter-out $(LINT_SHIM_ATTRS) $(LINT_TRACE) $(LINT_LIB),$(LINT_ALL))
+# The Java binding's JNI glue is userspace C too, and JNI's own names
+# (JNIEnv, NewDirectByteBuffer, ...) are CamelCase.
+LINT_JNI = $(filter tools/bindings/java/%,$(LINT_ALL))
+LINT_SOURCES = $(filter-out $(LINT_SHIM_ATTRS) $(LINT_TRACE) $(LINT_LIB) $(LINT_JNI),$(LINT_ALL))
 
 checkpatch: ksrc
 	@echo "  CHECKPATCH --strict $(words $(LINT_ALL)) files"
@@ -450,6 +486,8 @@ checkpatch: ksrc
 		-f $(LINT_TRACE)
 	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
 		--show-types --ignore PREFER_KERNEL_TYPES -f $(LINT_LIB)
+	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
+		--show-types --ignore PREFER_KERNEL_TYPES,CAMELCASE -f $(LINT_JNI)
 
 # On the VM module's copy of the sources, with the flags it was built with,
 # so that only the checker runs.

@@ -1,0 +1,859 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * WheelTimer.java - io.netty.util.Timer on libwheeltimer: the public
+ * face, and the hand-over from any thread to the worker
+ */
+package org.wheeltimer;
+
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
+import io.netty.util.TimerTask;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.Cleaner;
+import java.util.Collections;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A {@link Timer} whose timeouts live in libwheeltimer: in the kernel's
+ * {@code /dev/wheeltimer} where the module is loaded, else in the library's
+ * in-process engine (the same timing wheel, driven by one timerfd). A
+ * drop-in for Netty's {@code HashedWheelTimer}: the constructors take the
+ * same arguments, so that
+ *
+ * <pre>{@code
+ * Timer timer = new HashedWheelTimer(threadFactory, 100, TimeUnit.MILLISECONDS);
+ * }</pre>
+ *
+ * becomes
+ *
+ * <pre>{@code
+ * Timer timer = new WheelTimer(threadFactory, 100, TimeUnit.MILLISECONDS);
+ * }</pre>
+ *
+ * <h2>No tick</h2>
+ *
+ * One worker thread runs the tasks, as {@code HashedWheelTimer}'s does,
+ * but it never ticks: it sleeps in {@code ppoll()} on the library's
+ * descriptor and an eventfd, and wakes when a timeout is due, when a
+ * {@code newTimeout()} from another thread finds it asleep, or for
+ * {@link #stop()}, {@link #advance} and {@link #stats()}. With any number
+ * of timeouts pending and none due, it does not wake at all. The tick
+ * duration of the constructors is the wheel's resolution: a task runs at
+ * most about one resolution after its deadline, never before it. Lowering
+ * it costs no idle wake-ups, unlike a {@code HashedWheelTimer} tick.
+ *
+ * <h2>Threads</h2>
+ *
+ * A libwheeltimer context may be used by one thread at a time, and only the
+ * worker uses it. {@code newTimeout()} and {@code cancel()} may be called
+ * from any thread: they push the timeout onto one of two lock-free stacks
+ * (one compare-and-set each), which the worker takes whole and hands to the
+ * library in one batch, cancels first. {@code newTimeout()} wakes the
+ * worker through an eventfd only if the worker is asleep (at most one write
+ * per sleep, whatever the number of callers), and not even then if the
+ * worker is lingering: after a round that took new timeouts it sleeps at
+ * most {@value #LINGER_NANOS} ns and says so, and a timeout due
+ * {@value #DEFER_MARGIN_NANOS} ns or more after that waits for it. A burst
+ * of calls so costs one wake-up per linger, not one per call.
+ * {@code cancel()} never wakes it: the cancelled timeout's own deadline
+ * bounds how long the worker may sleep before it sees the cancel.
+ *
+ * <h2>Exact cancel, pending counts, limits</h2>
+ *
+ * See {@link WheelTimeout} for the exact cancel. {@link #pendingTimeouts()}
+ * counts the timeouts scheduled and neither cancelled nor handed to the
+ * worker to run; unlike {@code HashedWheelTimer}'s it drops at the
+ * {@code cancel()} itself, not at the next tick. The engine's own limit
+ * ({@code max_pending}) is set to {@code maxPendingTimeouts}, or to the
+ * engine's default (1048576 timeouts, the module's {@code max_pending}
+ * parameter) when that is 0 or negative: a {@code newTimeout()} beyond it
+ * throws {@link RejectedExecutionException}, as {@code HashedWheelTimer}
+ * does beyond its own limit, so that memory is bounded even where
+ * {@code HashedWheelTimer} would have none. The worker hands cancels to the
+ * engine before adds, so the engine never holds more than the limit.
+ *
+ * <p>Should the engine still refuse a timeout (the kernel's per-user memory
+ * limit), the timeout is cancelled by the timer (its {@code isCancelled()}
+ * becomes {@code true}, its task never runs) and a warning is logged.
+ *
+ * <h2>Tasks</h2>
+ *
+ * Tasks run one at a time on the worker. One that throws is logged
+ * ({@link System.Logger} {@code org.wheeltimer.WheelTimer}, WARNING) and
+ * the timer goes on. A task may schedule and cancel timeouts, and call
+ * {@link #stats()}; it may not call {@link #stop()} or {@link #advance}.
+ *
+ * <h2>Beyond Netty's interface</h2>
+ *
+ * {@link #builder()} opens a timer on a chosen engine, with a virtual clock
+ * for tests ({@link #advance}); {@link #newTimeout(TimerTask, long, long,
+ * TimeUnit)} takes a slack; {@link #scheduleAtFixedRate} and
+ * {@link #scheduleWithFixedDelay} make periodic timeouts that the engine
+ * re-arms by itself; {@link #stats()} returns the engine's counters and the
+ * worker's.
+ *
+ * <p>The JNI library is found as {@link Native} says: the system property
+ * {@code wheeltimer.jni.path}, else {@code java.library.path}.
+ */
+public final class WheelTimer implements Timer {
+    static final System.Logger LOG = System.getLogger(WheelTimer.class.getName());
+
+    static final int WORKER_INIT = 0;
+    static final int WORKER_STARTED = 1;
+    static final int WORKER_SHUTDOWN = 2;
+
+    /**
+     * How long the worker sleeps after a round that took new timeouts before
+     * it sleeps until something is due: a burst of newTimeout() calls then
+     * costs one wake-up per linger instead of one per call.
+     */
+    static final long LINGER_NANOS = 1_000_000L;
+    /** A timeout due this long after the lingering worker's wake-up does not wake it. */
+    static final long DEFER_MARGIN_NANOS = 10_000_000L;
+
+    /** The default resolution, as libwheeltimer's: 1 ms. */
+    public static final long DEFAULT_RESOLUTION_NANOS = 1_000_000L;
+    private static final long MIN_RESOLUTION_NANOS = 1_000L;
+    private static final long MAX_RESOLUTION_NANOS = 3_600_000_000_000L;
+
+    private static final Cleaner CLEANER = Cleaner.create();
+    private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
+
+    private static final VarHandle WORKER_STATE;
+    private static final VarHandle ADD_HEAD;
+    private static final VarHandle CANCEL_HEAD;
+    private static final VarHandle SLEEPING;
+
+    static {
+        try {
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            WORKER_STATE = l.findVarHandle(WheelTimer.class, "workerState", int.class);
+            ADD_HEAD = l.findVarHandle(WheelTimer.class, "addHead", WheelTimeout.class);
+            CANCEL_HEAD = l.findVarHandle(WheelTimer.class, "cancelHead", WheelTimeout.class);
+            SLEEPING = l.findVarHandle(WheelTimer.class, "sleeping", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /* What the timer was opened with. */
+    final long ctx;
+    private final Engine engine;
+    private final long resolution;
+    private final long maxPending;
+    private final long features;
+    private final boolean virtualClock;
+    /** The latest reading of the virtual clock, set by the worker. */
+    volatile long virtualNow;
+    /** The deadline no timeout may pass: the engine's last tick. */
+    private final long lastDeadline;
+    /** Read the clock through JNI: System.nanoTime() is not CLOCK_MONOTONIC here. */
+    private final boolean nativeClock;
+
+    private final Thread workerThread;
+    private final Worker worker;
+    private final NativeCloser closer;
+    private final Cleaner.Cleanable cleanable;
+
+    @SuppressWarnings("unused")
+    private volatile int workerState;
+    /* The hand-over stacks: newest first; the worker takes each whole. */
+    @SuppressWarnings("unused")
+    private volatile WheelTimeout addHead;
+    @SuppressWarnings("unused")
+    private volatile WheelTimeout cancelHead;
+    /** Other commands for the worker: advance(), stats(). */
+    final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
+    /** The worker is (about to be) asleep in Native.await(): a producer must wake it. */
+    @SuppressWarnings("unused")
+    private volatile boolean sleeping;
+    /** While the worker sleeps: 0, or the time (System.nanoTime()) by which it wakes. */
+    private volatile long wakeBy;
+    /** Threads inside wakeWorker(); the native side is closed only when none is. */
+    private final AtomicInteger wakers = new AtomicInteger();
+    /** Set by the worker before it closes the native side. */
+    private volatile boolean closing;
+
+    private final AtomicLong pending = new AtomicLong();
+    /** Counted down once start() has started the worker thread. */
+    private final CountDownLatch workerStarted = new CountDownLatch(1);
+
+    /** A timer with the default thread factory and resolution (1 ms). */
+    public WheelTimer() {
+        this(defaultThreadFactory());
+    }
+
+    /** As {@code HashedWheelTimer(long, TimeUnit)}: the tick is the resolution. */
+    public WheelTimer(long tickDuration, TimeUnit unit) {
+        this(defaultThreadFactory(), tickDuration, unit);
+    }
+
+    /** As {@code HashedWheelTimer(long, TimeUnit, int)}; see {@link #WheelTimer(ThreadFactory, long, TimeUnit, int, boolean, long)}. */
+    public WheelTimer(long tickDuration, TimeUnit unit, int ticksPerWheel) {
+        this(defaultThreadFactory(), tickDuration, unit, ticksPerWheel);
+    }
+
+    /** As {@code HashedWheelTimer(ThreadFactory)}, with the default resolution (1 ms). */
+    public WheelTimer(ThreadFactory threadFactory) {
+        this(threadFactory, DEFAULT_RESOLUTION_NANOS, TimeUnit.NANOSECONDS);
+    }
+
+    /** As {@code HashedWheelTimer(ThreadFactory, long, TimeUnit)}. */
+    public WheelTimer(ThreadFactory threadFactory, long tickDuration, TimeUnit unit) {
+        this(threadFactory, tickDuration, unit, 512);
+    }
+
+    /** As {@code HashedWheelTimer(ThreadFactory, long, TimeUnit, int)}. */
+    public WheelTimer(ThreadFactory threadFactory, long tickDuration, TimeUnit unit,
+                      int ticksPerWheel) {
+        this(threadFactory, tickDuration, unit, ticksPerWheel, true);
+    }
+
+    /** As {@code HashedWheelTimer(ThreadFactory, long, TimeUnit, int, boolean)}. */
+    public WheelTimer(ThreadFactory threadFactory, long tickDuration, TimeUnit unit,
+                      int ticksPerWheel, boolean leakDetection) {
+        this(threadFactory, tickDuration, unit, ticksPerWheel, leakDetection, -1);
+    }
+
+    /**
+     * As {@code HashedWheelTimer}'s constructor of the same arguments.
+     *
+     * @param threadFactory      makes the worker thread
+     * @param tickDuration       the wheel's resolution (clamped to 1 us .. 1 hour):
+     *                           a task runs at most about this late
+     * @param unit               the unit of {@code tickDuration}
+     * @param ticksPerWheel      checked as Netty does (1 .. 2^30), otherwise
+     *                           unused: the wheel's geometry is the engine's
+     * @param leakDetection      unused: a timer that becomes unreachable before
+     *                           its worker started releases its native side by
+     *                           itself; one whose worker runs must be stopped
+     * @param maxPendingTimeouts the most pending timeouts; 0 or negative for
+     *                           the engine's default limit (see above)
+     * @throws WheelTimerException if the engine cannot be opened
+     */
+    public WheelTimer(ThreadFactory threadFactory, long tickDuration, TimeUnit unit,
+                      int ticksPerWheel, boolean leakDetection, long maxPendingTimeouts) {
+        this(new Builder().threadFactory(threadFactory)
+                     .resolution(checkTick(tickDuration, unit, ticksPerWheel), TimeUnit.NANOSECONDS)
+                     .maxPendingTimeouts(maxPendingTimeouts));
+    }
+
+    private static long checkTick(long tickDuration, TimeUnit unit, int ticksPerWheel) {
+        Objects.requireNonNull(unit, "unit");
+        if (tickDuration <= 0) {
+            throw new IllegalArgumentException("tickDuration must be greater than 0: " + tickDuration);
+        }
+        if (ticksPerWheel <= 0 || ticksPerWheel > 1 << 30) {
+            throw new IllegalArgumentException("ticksPerWheel must be in 1 .. 2^30: " + ticksPerWheel);
+        }
+        long nanos = unit.toNanos(tickDuration);
+        return Math.min(Math.max(nanos, MIN_RESOLUTION_NANOS), MAX_RESOLUTION_NANOS);
+    }
+
+    private WheelTimer(Builder b) {
+        Objects.requireNonNull(b.threadFactory, "threadFactory");
+        Native.ensureLoaded();
+        long[] io = new long[Native.IO_WORDS];
+        Engine want = Engine.resolve(b.engine);
+        io[Native.IO_ENGINE] = want.code;
+        io[Native.IO_RESOLUTION] = b.resolution;
+        io[Native.IO_MAX_PENDING] = b.maxPending > 0 ? b.maxPending : 0;
+        io[Native.IO_CLOCKID] = Native.CLOCK_MONOTONIC;
+        io[Native.IO_FLAGS] = b.virtualClock ? Native.PARAM_VIRTUAL : 0;
+        long c = Native.open(io);
+        if (c == 0) {
+            long err = io[Native.IO_ERROR];
+            String what = "wheeltimer_open(engine " + want.name().toLowerCase(Locale.ROOT)
+                    + ", resolution " + b.resolution + " ns, max_pending "
+                    + io[Native.IO_MAX_PENDING] + ")";
+            if (-err == Native.EPERM) {
+                what += " (above the module's max_pending without CAP_SYS_RESOURCE?)";
+            }
+            throw Native.error(what, err);
+        }
+        ctx = c;
+        closer = new NativeCloser(c);
+        try {
+            engine = Engine.of((int) io[Native.IO_ENGINE]);
+            resolution = b.resolution;
+            maxPending = io[Native.IO_MAX_PENDING];
+            features = io[Native.IO_FEATURES];
+            virtualClock = b.virtualClock;
+            lastDeadline = Long.MAX_VALUE / resolution * resolution;
+            nativeClock = !virtualClock && !nanoTimeIsMonotonic();
+            if (virtualClock) {
+                long[] now = new long[1];
+                int res = Native.now(c, now);
+                if (res < 0) {
+                    throw Native.error("wheeltimer_now", res);
+                }
+                virtualNow = now[0];
+            }
+            worker = new Worker(this);
+            Thread thread = b.threadFactory.newThread(worker);
+            if (thread == null) {
+                throw new IllegalStateException("the thread factory made no thread");
+            }
+            workerThread = thread;
+        } catch (RuntimeException | Error e) {
+            closer.run();
+            throw e;
+        }
+        cleanable = CLEANER.register(this, closer);
+    }
+
+    /** Whether System.nanoTime() reads CLOCK_MONOTONIC, as HotSpot's does on Linux. */
+    private static boolean nanoTimeIsMonotonic() {
+        for (int i = 0; i < 3; i++) {
+            long before = System.nanoTime();
+            long mono = Native.clock(Native.CLOCK_MONOTONIC);
+            long after = System.nanoTime();
+            if (before <= mono && mono <= after) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static ThreadFactory defaultThreadFactory() {
+        return r -> new Thread(r, "wheeltimer-" + THREAD_NUMBER.incrementAndGet());
+    }
+
+    /** A builder for the options Netty's constructors cannot say. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Options of a {@link WheelTimer}; {@link #build()} opens it. */
+    public static final class Builder {
+        private ThreadFactory threadFactory = defaultThreadFactory();
+        private long resolution = DEFAULT_RESOLUTION_NANOS;
+        private long maxPending = -1;
+        private Engine engine = Engine.AUTO;
+        private boolean virtualClock;
+
+        private Builder() {
+        }
+
+        /** The factory of the worker thread. */
+        public Builder threadFactory(ThreadFactory factory) {
+            this.threadFactory = Objects.requireNonNull(factory, "threadFactory");
+            return this;
+        }
+
+        /** The wheel's resolution, 1 us to 1 hour (default 1 ms). */
+        public Builder resolution(long duration, TimeUnit unit) {
+            long nanos = unit.toNanos(duration);
+            if (nanos < MIN_RESOLUTION_NANOS || nanos > MAX_RESOLUTION_NANOS) {
+                throw new IllegalArgumentException("resolution must be 1 us .. 1 hour: " + nanos + " ns");
+            }
+            this.resolution = nanos;
+            return this;
+        }
+
+        /** As Netty's {@code maxPendingTimeouts}; 0 or negative: the engine's default limit. */
+        public Builder maxPendingTimeouts(long max) {
+            this.maxPending = max;
+            return this;
+        }
+
+        /**
+         * The engine; {@link Engine#AUTO} (the default) lets the system property
+         * {@value Engine#PROPERTY}, then the library, choose.
+         */
+        public Builder engine(Engine engine) {
+            this.engine = Objects.requireNonNull(engine, "engine");
+            return this;
+        }
+
+        /**
+         * A virtual clock: it starts at 0 and moves only by {@link WheelTimer#advance}.
+         * Deadlines are then exact: a task runs during the {@code advance()} that
+         * reaches its deadline, never earlier, whatever the machine's speed.
+         */
+        public Builder virtualClock(boolean virtual) {
+            this.virtualClock = virtual;
+            return this;
+        }
+
+        /** Opens the timer. @throws WheelTimerException if the engine cannot be opened */
+        public WheelTimer build() {
+            return new WheelTimer(this);
+        }
+    }
+
+    /**
+     * Starts the worker. It starts by itself with the first timeout.
+     *
+     * @throws IllegalStateException if the timer has been stopped
+     */
+    public void start() {
+        switch ((int) WORKER_STATE.getVolatile(this)) {
+        case WORKER_INIT:
+            if (WORKER_STATE.compareAndSet(this, WORKER_INIT, WORKER_STARTED)) {
+                startWorker();
+            } else if (workerState == WORKER_SHUTDOWN) {
+                throw new IllegalStateException("cannot be started once stopped");
+            }
+            break;
+        case WORKER_STARTED:
+            break;
+        default:
+            throw new IllegalStateException("cannot be started once stopped");
+        }
+    }
+
+    private void startWorker() {
+        try {
+            workerThread.start();
+        } catch (RuntimeException | Error e) {
+            workerState = WORKER_SHUTDOWN;
+            cleanable.clean();
+            throw e;
+        } finally {
+            workerStarted.countDown();
+        }
+    }
+
+    /**
+     * Schedules {@code task} to run once after {@code delay}, as
+     * {@code HashedWheelTimer} does (a delay of 0 or less: as soon as the
+     * worker can).
+     *
+     * @throws NullPointerException       if {@code task} or {@code unit} is null
+     * @throws RejectedExecutionException if {@link #pendingTimeouts()} is at the limit
+     * @throws IllegalStateException      if the timer has been stopped
+     */
+    @Override
+    public WheelTimeout newTimeout(TimerTask task, long delay, TimeUnit unit) {
+        return schedule(task, delay, 0, 0, 0, unit);
+    }
+
+    /**
+     * As {@link #newTimeout(TimerTask, long, TimeUnit)}, letting the engine run
+     * the task up to {@code slack} later than its deadline plus one resolution,
+     * so that neighbouring timeouts share a wake-up.
+     *
+     * @throws UnsupportedOperationException if the engine has no slack
+     */
+    public WheelTimeout newTimeout(TimerTask task, long delay, long slack, TimeUnit unit) {
+        return schedule(task, delay, 0, slack, 0, unit);
+    }
+
+    /**
+     * Runs {@code task} first after {@code initialDelay}, then every
+     * {@code period} after that first deadline (FIXED_RATE): deadlines do not
+     * drift. Periods that pass while the worker is late or the task still runs
+     * are skipped and counted ({@link WheelTimeout#overruns()}), not made up
+     * for. The engine re-arms the timeout itself, without a call per period.
+     * {@link WheelTimeout#cancel()} ends it.
+     *
+     * @throws IllegalArgumentException      if {@code period} is not positive
+     * @throws UnsupportedOperationException if the engine has no periodic timeouts
+     */
+    public WheelTimeout scheduleAtFixedRate(TimerTask task, long initialDelay, long period,
+                                            TimeUnit unit) {
+        return scheduleAtFixedRate(task, initialDelay, period, 0, unit);
+    }
+
+    /** {@link #scheduleAtFixedRate(TimerTask, long, long, TimeUnit)} with a slack. */
+    public WheelTimeout scheduleAtFixedRate(TimerTask task, long initialDelay, long period,
+                                            long slack, TimeUnit unit) {
+        return schedule(task, initialDelay, checkPeriod(period), slack, Native.FIXED_RATE, unit);
+    }
+
+    /**
+     * Runs {@code task} first after {@code initialDelay}, then {@code delay}
+     * after each time the worker collects the firing, just before it runs
+     * the task (libwheeltimer's FIXED_DELAY): a late worker never gets a
+     * burst of runs. A run longer than {@code delay} is followed by the next
+     * at once. {@link WheelTimeout#cancel()} ends it.
+     *
+     * @throws IllegalArgumentException      if {@code delay} is not positive
+     * @throws UnsupportedOperationException if the engine has no periodic timeouts
+     */
+    public WheelTimeout scheduleWithFixedDelay(TimerTask task, long initialDelay, long delay,
+                                               TimeUnit unit) {
+        return scheduleWithFixedDelay(task, initialDelay, delay, 0, unit);
+    }
+
+    /** {@link #scheduleWithFixedDelay(TimerTask, long, long, TimeUnit)} with a slack. */
+    public WheelTimeout scheduleWithFixedDelay(TimerTask task, long initialDelay, long delay,
+                                               long slack, TimeUnit unit) {
+        return schedule(task, initialDelay, checkPeriod(delay), slack, Native.FIXED_DELAY, unit);
+    }
+
+    private static long checkPeriod(long period) {
+        if (period <= 0) {
+            throw new IllegalArgumentException("period must be positive: " + period);
+        }
+        return period;
+    }
+
+    private WheelTimeout schedule(TimerTask task, long delay, long period, long slack, int mode,
+                                  TimeUnit unit) {
+        // The deadline counts from the call, not from whatever start() costs.
+        long now = nanoTime();
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(unit, "unit");
+        long periodNanos = unit.toNanos(period);
+        long slackNanos = unit.toNanos(slack);
+        if (slackNanos < 0) {
+            throw new IllegalArgumentException("slack must not be negative: " + slack);
+        }
+        if (slackNanos != 0 && (features & Native.FEATURE_SLACK) == 0) {
+            throw new UnsupportedOperationException("the " + engine + " engine has no slack");
+        }
+        if (mode != 0 && (features & Native.FEATURE_PERIODIC) == 0) {
+            throw new UnsupportedOperationException("the " + engine + " engine has no periodic timeouts");
+        }
+
+        long count = pending.incrementAndGet();
+        if (count > maxPending) {
+            pending.decrementAndGet();
+            throw new RejectedExecutionException("Number of pending timeouts (" + count
+                    + ") is greater than or equal to maximum allowed pending timeouts ("
+                    + maxPending + ")");
+        }
+        try {
+            start();
+        } catch (IllegalStateException e) {
+            pending.decrementAndGet();
+            throw e;
+        }
+
+        WheelTimeout t = new WheelTimeout(this, task, deadlineAfter(now, unit.toNanos(delay)),
+                                          periodNanos, slackNanos, mode);
+        push(ADD_HEAD, t, true);
+        // stop() may have taken the stacks for the last time just before the
+        // push: then whoever claims the timeout first owns it.
+        if (workerState == WORKER_SHUTDOWN && t.claim()) {
+            pending.decrementAndGet();
+            throw new IllegalStateException("cannot be started once stopped");
+        }
+        // A worker that lingers after a busy round wakes by wakeBy anyway,
+        // and takes the timeout then, well before its deadline.
+        if (sleeping) {
+            long by = wakeBy;
+            if (by == 0 || virtualClock || t.deadline - by < DEFER_MARGIN_NANOS) {
+                wakeWorker();
+            }
+        }
+        return t;
+    }
+
+    /** The absolute deadline {@code delay} ns after {@code now}, within the engine's range. */
+    private long deadlineAfter(long now, long delay) {
+        long d = now + delay;
+        if (delay > 0 && d < now) {
+            return lastDeadline;
+        }
+        return Math.max(0, Math.min(d, lastDeadline));
+    }
+
+    /** From WheelTimeout.cancel(): hand the cancel to the worker, then count it. */
+    void cancelled(WheelTimeout t) {
+        push(CANCEL_HEAD, t, false);
+        pending.decrementAndGet();
+    }
+
+    private void push(VarHandle head, WheelTimeout t, boolean add) {
+        for (;;) {
+            WheelTimeout h = (WheelTimeout) head.getVolatile(this);
+            if (add) {
+                t.nextAdd = h;
+            } else {
+                t.nextCancel = h;
+            }
+            if (head.compareAndSet(this, h, t)) {
+                return;
+            }
+        }
+    }
+
+    /** The worker's: the adds, oldest first. */
+    WheelTimeout takeAdds() {
+        WheelTimeout h = (WheelTimeout) ADD_HEAD.getAndSet(this, (WheelTimeout) null);
+        WheelTimeout prev = null;
+        while (h != null) {
+            WheelTimeout next = h.nextAdd;
+            h.nextAdd = prev;
+            prev = h;
+            h = next;
+        }
+        return prev;
+    }
+
+    /** The worker's: the cancels (order does not matter). */
+    WheelTimeout takeCancels() {
+        return (WheelTimeout) CANCEL_HEAD.getAndSet(this, (WheelTimeout) null);
+    }
+
+    /** The worker's: whether anything waits for it. */
+    boolean hasWork() {
+        return addHead != null || cancelHead != null || !commands.isEmpty()
+                || workerState == WORKER_SHUTDOWN;
+    }
+
+    /**
+     * The worker's, before it sleeps: from now on producers must wake it,
+     * unless {@code by} is not 0 and their deadline is {@link
+     * #DEFER_MARGIN_NANOS} or more after it: the worker wakes by then.
+     */
+    void setSleeping(long by) {
+        wakeBy = by;
+        sleeping = true;
+    }
+
+    /** The worker's, when it wakes. */
+    void setAwake() {
+        sleeping = false;
+    }
+
+    /** Wakes the worker if it is asleep; at most one eventfd write per sleep. */
+    void wakeWorker() {
+        if (sleeping && SLEEPING.compareAndSet(this, true, false)) {
+            signal();
+        }
+    }
+
+    /** Writes the eventfd, unless the native side is closing. */
+    private void signal() {
+        wakers.incrementAndGet();
+        try {
+            if (!closing) {
+                Native.wake(ctx);
+            }
+        } finally {
+            wakers.decrementAndGet();
+        }
+    }
+
+    /** The worker's, when it ends: no wake() may be under way when the native side closes. */
+    void closeNative() {
+        closing = true;
+        while (wakers.get() != 0) {
+            Thread.onSpinWait();
+        }
+        cleanable.clean();
+    }
+
+    /** The worker's, when it fails: no more timeouts are taken. */
+    void markShutdown() {
+        workerState = WORKER_SHUTDOWN;
+    }
+
+    boolean isWorkerThread() {
+        return Thread.currentThread() == workerThread;
+    }
+
+    int workerState() {
+        return workerState;
+    }
+
+    long lastDeadline() {
+        return lastDeadline;
+    }
+
+    void decrementPending() {
+        pending.decrementAndGet();
+    }
+
+    /**
+     * Stops the worker and releases the engine, cancelling every timeout it
+     * holds, and returns the timeouts that neither ran nor were cancelled
+     * (their state stays as it was: neither expired nor cancelled), as
+     * {@code HashedWheelTimer.stop()} does. A task running when it is
+     * called finishes first. Later calls return an empty set.
+     *
+     * @throws IllegalStateException if called from a task
+     */
+    @Override
+    public Set<Timeout> stop() {
+        if (isWorkerThread()) {
+            throw new IllegalStateException(
+                    "WheelTimer.stop() cannot be called from " + TimerTask.class.getSimpleName());
+        }
+        if (!WORKER_STATE.compareAndSet(this, WORKER_STARTED, WORKER_SHUTDOWN)) {
+            int was = (int) WORKER_STATE.getAndSet(this, WORKER_SHUTDOWN);
+            if (was == WORKER_INIT) {
+                cleanable.clean();
+            }
+            return Collections.emptySet();
+        }
+        boolean interrupted = false;
+        // STARTED: start() is starting the thread, if it has not yet.
+        while (workerStarted.getCount() != 0) {
+            try {
+                workerStarted.await();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        signal();
+        while (workerThread.isAlive()) {
+            try {
+                workerThread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return worker.unprocessed();
+    }
+
+    /**
+     * The timeouts scheduled and neither cancelled nor handed to the worker
+     * to run (a periodic one counts until it ends).
+     */
+    public long pendingTimeouts() {
+        return pending.get();
+    }
+
+    /** The limit of {@link #pendingTimeouts()}: the engine's {@code max_pending}. */
+    public long maxPendingTimeouts() {
+        return maxPending;
+    }
+
+    /** The engine that serves this timer. */
+    public Engine engine() {
+        return engine;
+    }
+
+    /** The wheel's resolution in ns. */
+    public long resolutionNanos() {
+        return resolution;
+    }
+
+    /** Whether the clock is virtual ({@link Builder#virtualClock}). */
+    public boolean isVirtualClock() {
+        return virtualClock;
+    }
+
+    /**
+     * The timer's clock, in ns: CLOCK_MONOTONIC (what {@link System#nanoTime()}
+     * reads on Linux), or the virtual clock. Deadlines are on this clock.
+     */
+    public long nanoTime() {
+        if (virtualClock) {
+            return virtualNow;
+        }
+        return nativeClock ? Native.clock(Native.CLOCK_MONOTONIC) : System.nanoTime();
+    }
+
+    /**
+     * Moves the virtual clock forward by {@code amount} and returns when every
+     * task due by the new time has run (including those scheduled, due, by
+     * the tasks that ran): the number of timeouts that fired. The clock
+     * moves in one jump, as libwheeltimer's {@code wheeltimer_advance()}
+     * does: the tasks run after it, in deadline order, and read the new
+     * time from {@link #nanoTime()}. To have tasks see their own times,
+     * advance in steps no longer than the spacing that matters.
+     *
+     * @throws IllegalStateException if the clock is not virtual, the timer is
+     *                               stopped, or this is called from a task
+     */
+    public long advance(long amount, TimeUnit unit) {
+        if (!virtualClock) {
+            throw new IllegalStateException("advance() needs a virtual clock");
+        }
+        long nanos = unit.toNanos(amount);
+        if (nanos < 0) {
+            throw new IllegalArgumentException("amount must not be negative: " + amount);
+        }
+        if (isWorkerThread()) {
+            throw new IllegalStateException("advance() cannot be called from a task");
+        }
+        return onWorker(() -> worker.advance(nanos));
+    }
+
+    /** The engine's counters and the worker's, read by the worker. */
+    public WheelTimerStats stats() {
+        if (isWorkerThread()) {
+            return worker.stats();
+        }
+        return onWorker(worker::stats);
+    }
+
+    /** The worker thread's kernel thread id (for /proc/self/task/ID), 0 until it started. */
+    public int workerThreadId() {
+        return worker.tid();
+    }
+
+    private <T> T onWorker(Callable<T> call) {
+        start();
+        FutureTask<T> f = new FutureTask<>(call);
+        commands.add(f);
+        if (workerState == WORKER_SHUTDOWN) {
+            f.cancel(false);
+        }
+        wakeWorker();
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    return f.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (CancellationException e) {
+                    throw new IllegalStateException("the timer is stopped", e);
+                } catch (ExecutionException e) {
+                    Throwable cause = e.getCause();
+                    if (cause instanceof RuntimeException) {
+                        throw (RuntimeException) cause;
+                    }
+                    if (cause instanceof Error) {
+                        throw (Error) cause;
+                    }
+                    throw new IllegalStateException(cause);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "WheelTimer(" + engine.name().toLowerCase(Locale.ROOT) + " engine, resolution "
+                + resolution + " ns" + (virtualClock ? ", virtual clock" : "")
+                + ", pending " + pending.get() + ")";
+    }
+
+    /** Closes the native side once: at the worker's end, at stop() before start, or by the Cleaner. */
+    private static final class NativeCloser implements Runnable {
+        private final long ctx;
+        private final AtomicBoolean closed = new AtomicBoolean();
+
+        NativeCloser(long ctx) {
+            this.ctx = ctx;
+        }
+
+        @Override
+        public void run() {
+            if (closed.compareAndSet(false, true)) {
+                Native.close(ctx);
+            }
+        }
+    }
+}

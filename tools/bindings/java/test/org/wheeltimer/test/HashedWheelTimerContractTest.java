@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * HashedWheelTimerContractTest.java - the contract, against Netty's own
+ * HashedWheelTimer: what WheelTimer is measured by
+ */
+package org.wheeltimer.test;
+
+import io.netty.util.HashedWheelTimer;
+import io.netty.util.Timer;
+
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.DisplayName;
+
+/** Netty 4.1.48's HashedWheelTimer with a 10 ms tick (its default, 100 ms, only slows the tests). */
+@DisplayName("HashedWheelTimer")
+class HashedWheelTimerContractTest extends TimerContract {
+    private static final long TICK_MS = 10;
+
+    @Override
+    Timer newTimer(Probe.Named threads, long maxPendingTimeouts) {
+        return new HashedWheelTimer(threads, TICK_MS, TimeUnit.MILLISECONDS, 512, true,
+                                    maxPendingTimeouts);
+    }
+
+    @Override
+    long pendingTimeouts(Timer timer) {
+        return ((HashedWheelTimer) timer).pendingTimeouts();
+    }
+
+    @Override
+    long precisionNanos() {
+        return TimeUnit.MILLISECONDS.toNanos(TICK_MS);
+    }
+
+    @Override
+    boolean pendingDropsAtCancel() {
+        return false;
+    }
+
+    @Override
+    boolean workerTicks() {
+        return true;
+    }
+
+    @Override
+    String loggerName() {
+        return HashedWheelTimer.class.getName();
+    }
+}

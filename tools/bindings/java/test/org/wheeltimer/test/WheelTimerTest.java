@@ -1,0 +1,343 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * WheelTimerTest.java - what WheelTimer adds to Netty's contract: the
+ * virtual clock, periodic timeouts, slack, the engines, statistics, a
+ * worker that sleeps, and stop() racing newTimeout()
+ */
+package org.wheeltimer.test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.netty.util.Timeout;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.wheeltimer.Engine;
+import org.wheeltimer.WheelTimeout;
+import org.wheeltimer.WheelTimer;
+import org.wheeltimer.WheelTimerException;
+import org.wheeltimer.WheelTimerStats;
+
+@DisplayName("WheelTimer only")
+class WheelTimerTest {
+    private static final long MS = 1_000_000L;
+
+    private final List<WheelTimer> timers = new ArrayList<>();
+
+    private WheelTimer virtual() {
+        WheelTimer t = WheelTimer.builder().virtualClock(true).build();
+        timers.add(t);
+        return t;
+    }
+
+    private WheelTimer real(Probe.Named threads) {
+        WheelTimer t = WheelTimer.builder().threadFactory(threads).build();
+        timers.add(t);
+        return t;
+    }
+
+    @AfterEach
+    void stopTimers() {
+        timers.forEach(WheelTimer::stop);
+    }
+
+    /**
+     * The precision Netty's interface cannot show: on a virtual clock a task
+     * runs in the advance() that reaches its deadline, never before, and at
+     * most one resolution after it, whatever the machine's speed.
+     */
+    @Test
+    void onAVirtualClockATaskRunsAtItsDeadlineWithinOneResolution() {
+        WheelTimer timer = virtual();
+        assertEquals(0, timer.nanoTime());
+        long[] deadlines = {5 * MS, 5 * MS + MS / 2, 7 * MS + MS / 4, 1, 0};
+        long[] ranAt = new long[deadlines.length];
+        AtomicInteger runs = new AtomicInteger();
+        for (int i = 0; i < deadlines.length; i++) {
+            int k = i;
+            timer.newTimeout(t -> {
+                ranAt[k] = timer.nanoTime();
+                runs.incrementAndGet();
+            }, deadlines[i], TimeUnit.NANOSECONDS);
+        }
+        for (long now = 0; now <= 10 * MS; now += MS / 4) {
+            if (now > 0) {
+                timer.advance(MS / 4, TimeUnit.NANOSECONDS);
+            }
+            assertEquals(now, timer.nanoTime());
+        }
+        assertEquals(deadlines.length, runs.get());
+        for (int i = 0; i < deadlines.length; i++) {
+            assertTrue(ranAt[i] >= deadlines[i], "never early: deadline " + deadlines[i]
+                       + ", ran at " + ranAt[i]);
+            assertTrue(ranAt[i] <= deadlines[i] + timer.resolutionNanos(),
+                       "at most one resolution late: deadline " + deadlines[i] + ", ran at "
+                       + ranAt[i]);
+        }
+    }
+
+    @Test
+    void advanceRunsWhatTheTasksItRanMadeDue() {
+        WheelTimer timer = virtual();
+        List<String> ran = new CopyOnWriteArrayList<>();
+        timer.newTimeout(t -> {
+            ran.add("first");
+            timer.newTimeout(u -> ran.add("second, due at once"), 0, TimeUnit.MILLISECONDS);
+            timer.newTimeout(u -> ran.add("third, not yet"), 5, TimeUnit.MILLISECONDS);
+        }, 1, TimeUnit.MILLISECONDS);
+        assertEquals(0, timer.advance(999_999, TimeUnit.NANOSECONDS));
+        assertEquals(List.of(), ran);
+        assertEquals(2, timer.advance(1, TimeUnit.NANOSECONDS));
+        assertEquals(List.of("first", "second, due at once"), ran);
+        assertEquals(1, timer.pendingTimeouts());
+        assertEquals(1, timer.advance(5, TimeUnit.MILLISECONDS));
+        assertEquals(3, ran.size());
+        assertEquals(0, timer.pendingTimeouts());
+    }
+
+    /** FIXED_RATE: every period either runs or is counted as an overrun; deadlines do not drift. */
+    @Test
+    void fixedRateRunsEveryPeriodOrCountsItAsAnOverrun() {
+        WheelTimer timer = virtual();
+        List<Long> at = new CopyOnWriteArrayList<>();
+        WheelTimeout t = timer.scheduleAtFixedRate(x -> at.add(timer.nanoTime()), 10, 10,
+                                                   TimeUnit.MILLISECONDS);
+        assertTrue(t.isPeriodic());
+        for (int i = 0; i < 3; i++) {
+            timer.advance(10, TimeUnit.MILLISECONDS);
+        }
+        assertEquals(List.of(10 * MS, 20 * MS, 30 * MS), at);
+        assertEquals(3, t.runs());
+        assertEquals(0, t.overruns());
+        // 40, 50, 60 and 70 pass in one step: one run, the rest counted.
+        timer.advance(45, TimeUnit.MILLISECONDS);
+        assertEquals(4, t.runs());
+        assertEquals(7, t.runs() + t.overruns(), "periods 10 .. 70 all accounted for");
+        timer.advance(5, TimeUnit.MILLISECONDS);
+        assertEquals(5, t.runs(), "on at 80: the rate does not drift");
+        assertEquals(80 * MS, at.get(at.size() - 1));
+        assertEquals(1, timer.pendingTimeouts(), "a periodic timeout counts until it ends");
+        assertTrue(t.cancel());
+        assertEquals(0, timer.pendingTimeouts());
+        timer.advance(100, TimeUnit.MILLISECONDS);
+        assertEquals(5, t.runs(), "no run after the cancel");
+        assertFalse(t.isExpired());
+        assertTrue(t.isCancelled());
+    }
+
+    /** FIXED_DELAY: the next period starts when the worker collects the firing. */
+    @Test
+    void fixedDelayCountsFromTheCollectedFiring() {
+        WheelTimer timer = virtual();
+        List<Long> at = new CopyOnWriteArrayList<>();
+        WheelTimeout t = timer.scheduleWithFixedDelay(x -> at.add(timer.nanoTime()), 10, 10,
+                                                      TimeUnit.MILLISECONDS);
+        timer.advance(10, TimeUnit.MILLISECONDS);
+        assertEquals(List.of(10 * MS), at);
+        // Due at 20, collected at 35: the next is due at 45, not 30 or 40.
+        timer.advance(25, TimeUnit.MILLISECONDS);
+        assertEquals(List.of(10 * MS, 35 * MS), at);
+        timer.advance(9, TimeUnit.MILLISECONDS);
+        assertEquals(2, at.size());
+        timer.advance(1, TimeUnit.MILLISECONDS);
+        assertEquals(List.of(10 * MS, 35 * MS, 45 * MS), at);
+        assertEquals(0, t.overruns());
+        assertTrue(t.cancel());
+        timer.advance(1, TimeUnit.SECONDS);
+        assertEquals(3, at.size());
+    }
+
+    /** A periodic timeout cancelled from another thread while it runs every millisecond. */
+    @Test
+    void noPeriodicRunStartsAfterCancelReturnedTrue() {
+        WheelTimer timer = real(new Probe.Named());
+        AtomicLong started = new AtomicLong();
+        CountDownLatch three = new CountDownLatch(3);
+        WheelTimeout t = timer.scheduleAtFixedRate(x -> {
+            started.incrementAndGet();
+            three.countDown();
+        }, 1, 1, TimeUnit.MILLISECONDS);
+        Probe.await(three, "three runs");
+        assertTrue(t.cancel());
+        long atCancel = started.get();
+        CountDownLatch sentinel = new CountDownLatch(1);
+        timer.newTimeout(x -> sentinel.countDown(), 20, TimeUnit.MILLISECONDS);
+        Probe.await(sentinel, "the sentinel runs");
+        // A run the worker had started before the cancel may still count itself.
+        assertTrue(started.get() - atCancel <= 1, "runs after cancel(): " + (started.get() - atCancel));
+        assertEquals(started.get(), t.runs());
+        assertEquals(0, timer.pendingTimeouts());
+    }
+
+    @Test
+    void slackLetsATaskRunLaterNeverEarlier() {
+        WheelTimer timer = virtual();
+        AtomicLong ranAt = new AtomicLong(-1);
+        timer.newTimeout(x -> ranAt.set(timer.nanoTime()), 10, 5, TimeUnit.MILLISECONDS);
+        for (int i = 0; i < 20 && ranAt.get() < 0; i++) {
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        assertTrue(ranAt.get() >= 10 * MS, "never early: " + ranAt.get());
+        assertTrue(ranAt.get() <= 16 * MS, "within slack plus a resolution: " + ranAt.get());
+        assertThrows(IllegalArgumentException.class,
+                     () -> timer.newTimeout(x -> { }, 1, -1, TimeUnit.MILLISECONDS));
+    }
+
+    @Test
+    void advanceNeedsAVirtualClockAndAnotherThread() {
+        WheelTimer timer = real(new Probe.Named());
+        assertThrows(IllegalStateException.class, () -> timer.advance(1, TimeUnit.SECONDS));
+        WheelTimer v = virtual();
+        AtomicLong thrown = new AtomicLong();
+        v.newTimeout(x -> {
+            try {
+                v.advance(1, TimeUnit.MILLISECONDS);
+            } catch (IllegalStateException e) {
+                thrown.incrementAndGet();
+            }
+        }, 1, TimeUnit.MILLISECONDS);
+        v.advance(1, TimeUnit.MILLISECONDS);
+        assertEquals(1, thrown.get(), "advance() from a task is refused");
+    }
+
+    @Test
+    void theEngineIsTheOneAskedFor() {
+        WheelTimer p = WheelTimer.builder().engine(Engine.PROCESS).build();
+        timers.add(p);
+        assertEquals(Engine.PROCESS, p.engine());
+        if (Files.exists(Path.of("/dev/wheeltimer"))) {
+            WheelTimer k = WheelTimer.builder().engine(Engine.KERNEL).build();
+            timers.add(k);
+            assertEquals(Engine.KERNEL, k.engine());
+        } else {
+            WheelTimerException e = assertThrows(WheelTimerException.class,
+                    () -> WheelTimer.builder().engine(Engine.KERNEL).build());
+            assertEquals(2, e.error(), "ENOENT without the device: " + e.getMessage());
+        }
+        String forced = System.getProperty(Engine.PROPERTY);
+        WheelTimer d = new WheelTimer();
+        timers.add(d);
+        if (forced != null) {
+            assertEquals(Engine.valueOf(forced.toUpperCase(Locale.ROOT)), d.engine(),
+                         "the system property chooses");
+        }
+        System.out.println("# the default timer runs on the " + d.engine() + " engine");
+    }
+
+    @Test
+    void statsCountWhatHappened() {
+        Probe.Named threads = new Probe.Named();
+        WheelTimer timer = real(threads);
+        CountDownLatch done = new CountDownLatch(10);
+        for (int i = 0; i < 10; i++) {
+            timer.newTimeout(x -> done.countDown(), i, TimeUnit.MILLISECONDS);
+        }
+        timer.newTimeout(x -> {
+            throw new IllegalStateException("thrown on purpose: the failure is counted");
+        }, 0, TimeUnit.MILLISECONDS);
+        List<Timeout> far = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            far.add(timer.newTimeout(x -> { }, 1, TimeUnit.HOURS));
+        }
+        Probe.await(done, "ten tasks run");
+        // stats() hands what is pushed to the engine: all 31 adds reach it
+        // (else a cancel could meet a far add still on the stack).
+        assertEquals(31, timer.stats().added());
+        for (int i = 0; i < 5; i++) {
+            assertTrue(far.get(i).cancel());
+        }
+        Probe.eventually(() -> timer.stats().taskFailures() == 1, "the failure is counted");
+        WheelTimerStats s = timer.stats();
+        assertEquals(timer.engine(), s.engine());
+        assertEquals(timer.resolutionNanos(), s.resolutionNanos());
+        assertEquals(timer.maxPendingTimeouts(), s.maxPending());
+        assertEquals(11, s.tasksRun());
+        assertEquals(15, s.pendingTimeouts());
+        assertEquals(15, s.live(), "the cancels reached the engine before the counters were read");
+        assertEquals(31, s.added());
+        assertEquals(11, s.fired());
+        assertEquals(0, s.refused());
+        assertEquals(threads.tid(), timer.workerThreadId());
+    }
+
+    /**
+     * cancel() leaves the worker asleep; the engine hears of the cancel at
+     * the worker's next wake-up.
+     */
+    @Test
+    void cancelDoesNotWakeTheWorker() {
+        Probe.Named threads = new Probe.Named();
+        WheelTimer timer = real(threads);
+        List<Timeout> far = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            far.add(timer.newTimeout(x -> { }, 1, TimeUnit.HOURS));
+        }
+        assertEquals(100, timer.stats().live());
+        int tid = threads.tid();
+        long before = Probe.settled(tid);
+        for (Timeout t : far) {
+            assertTrue(t.cancel());
+        }
+        assertEquals(0, timer.pendingTimeouts());
+        Probe.sleep(100);
+        assertEquals(before, Probe.contextSwitches(tid), "no wake-up for a cancel");
+        assertEquals(0, timer.stats().live(), "the cancels are in the engine after a wake-up");
+    }
+
+    /** stop() racing newTimeout() from other threads: every timeout is returned or refused. */
+    @Test
+    void stopRacingNewTimeoutLosesNothing() throws InterruptedException {
+        WheelTimer timer = WheelTimer.builder().build();
+        Set<Timeout> made = ConcurrentHashMap.newKeySet();
+        AtomicInteger refused = new AtomicInteger();
+        AtomicInteger other = new AtomicInteger();
+        CountDownLatch going = new CountDownLatch(4);
+        List<Thread> callers = new ArrayList<>();
+        for (int k = 0; k < 4; k++) {
+            Thread th = new Thread(() -> {
+                going.countDown();
+                for (;;) {
+                    try {
+                        made.add(timer.newTimeout(x -> { }, 1, TimeUnit.HOURS));
+                    } catch (IllegalStateException e) {
+                        refused.incrementAndGet();
+                        return;
+                    } catch (RuntimeException e) {
+                        other.incrementAndGet();
+                        return;
+                    }
+                }
+            });
+            th.start();
+            callers.add(th);
+        }
+        Probe.await(going, "the callers start");
+        Probe.eventually(() -> made.size() > 1000, "some timeouts are made");
+        Set<Timeout> unprocessed = timer.stop();
+        for (Thread th : callers) {
+            th.join();
+        }
+        assertEquals(4, refused.get(), "each caller ends on IllegalStateException");
+        assertEquals(0, other.get());
+        assertEquals(made, new HashSet<>(unprocessed), "stop() returns every timeout made");
+        System.out.println("# " + made.size() + " timeouts made before stop()");
+    }
+}
