@@ -4,16 +4,23 @@
  * engine. A WARN_ON_ONCE() that fires is a bug in the wheel or in the
  * engine: it is counted (the "lib_warnings" counter of wheeltimer_stat())
  * rather than printed or fatal, and the library's tests fail on it.
+ *
+ * A warning that fires calls wheel_shim_on_warn(file, line, cond): the
+ * library's counter, unless the program defines its own before including
+ * this header (the wheel's tests report to theirs).
  */
 #ifndef _WHEELTIMER_LIB_SHIM_BUG_H
 #define _WHEELTIMER_LIB_SHIM_BUG_H
 
+#ifndef wheel_shim_on_warn
 void wtl_warn(const char *file, int line);
+#define wheel_shim_on_warn(file, line, cond)	wtl_warn(file, line)
+#endif
 
 #define WARN_ON_ONCE(cond) ({						\
 	int __wtl_warned = !!(cond);					\
 	if (__builtin_expect(__wtl_warned, 0))				\
-		wtl_warn(__FILE__, __LINE__);				\
+		wheel_shim_on_warn(__FILE__, __LINE__, #cond);		\
 	__wtl_warned;							\
 })
 

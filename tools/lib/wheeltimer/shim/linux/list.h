@@ -4,11 +4,20 @@
  * module/wheel.c uses, for libwheeltimer's in-process engine, with the
  * kernel's documented meaning: a list_head is circular, and an empty one
  * (or a node taken off with list_del_init()) points at itself.
+ *
+ * Each primitive that changes links (one insertion, one removal, one
+ * splice) runs wheel_shim_list_op(): nothing, unless the program defines
+ * it before including this header (the wheel's tests count the list
+ * operations a wheel call makes with it).
  */
 #ifndef _WHEELTIMER_LIB_SHIM_LIST_H
 #define _WHEELTIMER_LIB_SHIM_LIST_H
 
 #include <linux/types.h>
+
+#ifndef wheel_shim_list_op
+#define wheel_shim_list_op()	do { } while (0)
+#endif
 
 #define container_of(ptr, type, member)					\
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -36,6 +45,7 @@ static inline void __list_add(struct list_head *n, struct list_head *prev,
 	n->next = next;
 	n->prev = prev;
 	prev->next = n;
+	wheel_shim_list_op();
 }
 
 static inline void list_add_tail(struct list_head *n, struct list_head *head)
@@ -48,6 +58,7 @@ static inline void list_del_init(struct list_head *entry)
 	entry->prev->next = entry->next;
 	entry->next->prev = entry->prev;
 	INIT_LIST_HEAD(entry);
+	wheel_shim_list_op();
 }
 
 /* Put the entries of @list between @prev and @next; @list is not emptied. */
@@ -60,6 +71,7 @@ static inline void __list_splice(const struct list_head *list,
 	prev->next = first;
 	last->next = next;
 	next->prev = last;
+	wheel_shim_list_op();
 }
 
 /* Move the entries of @list to the front of @head; @list is left empty. */
