@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * Userspace stand-in for <linux/bug.h>, for libwheeltimer's in-process
- * engine. A WARN_ON_ONCE() that fires is a bug in the wheel or in the
- * engine: it is counted (the "lib_warnings" counter of wheeltimer_stat())
- * rather than printed or fatal, and the library's tests fail on it.
+ * Userspace stand-in for <linux/bug.h>, for module/wheel.c in
+ * libwheeltimer's in-process engine and in the wheel's tests, and for the
+ * engine itself.
  *
- * A warning that fires calls wheel_shim_on_warn(file, line, cond): the
- * library's counter, unless the program defines its own before including
- * this header (the wheel's tests report to theirs).
+ * A WARN_ON_ONCE() that fires calls wheel_shim_on_warn(file, line, cond).
+ * In the library that counts it (the "lib_warnings" counter of
+ * wheeltimer_stat()) rather than printing it or stopping: it is a bug in
+ * the wheel or in the engine, and the library's tests fail on it. A program
+ * that wants another handler (the wheel's tests report to theirs) defines
+ * wheel_shim_on_warn() before including this header.
  */
 #ifndef _WHEELTIMER_LIB_SHIM_BUG_H
 #define _WHEELTIMER_LIB_SHIM_BUG_H

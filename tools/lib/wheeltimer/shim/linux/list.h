@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * Userspace stand-in for the list_head part of <linux/list.h> that
- * module/wheel.c uses, for libwheeltimer's in-process engine, with the
- * kernel's documented meaning: a list_head is circular, and an empty one
- * (or a node taken off with list_del_init()) points at itself.
+ * module/wheel.c uses, for the wheel in libwheeltimer's in-process engine
+ * and in the wheel's tests, with the kernel's documented meaning: a
+ * list_head is circular, and an empty one (or a node taken off with
+ * list_del_init()) points at itself.
  *
  * Each primitive that changes links (one insertion, one removal, one
  * splice) runs wheel_shim_list_op(): nothing, unless the program defines
- * it before including this header (the wheel's tests count the list
- * operations a wheel call makes with it).
+ * it before including this header (the wheel's tests count with it the
+ * list operations a wheel call makes).
  */
 #ifndef _WHEELTIMER_LIB_SHIM_LIST_H
 #define _WHEELTIMER_LIB_SHIM_LIST_H
