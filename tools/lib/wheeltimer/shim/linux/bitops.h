@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * Userspace stand-in for <linux/bitops.h>, for libwheeltimer's in-process
- * engine: the two bit searches module/wheel.c uses, with the kernel's
- * meaning, on the compiler's builtins.
+ * Userspace stand-in for <linux/bitops.h>, for module/wheel.c in
+ * libwheeltimer's in-process engine and in the wheel's tests: the two bit
+ * searches the wheel uses, with the kernel's meaning, on the compiler's
+ * builtins.
  */
 #ifndef _WHEELTIMER_LIB_SHIM_BITOPS_H
 #define _WHEELTIMER_LIB_SHIM_BITOPS_H

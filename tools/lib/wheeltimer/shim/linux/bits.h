@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
-/* Userspace stand-in for <linux/bits.h>, for libwheeltimer's in-process engine. */
+/*
+ * Userspace stand-in for <linux/bits.h>, for module/wheel.c in
+ * libwheeltimer's in-process engine and in the wheel's tests.
+ */
 #ifndef _WHEELTIMER_LIB_SHIM_BITS_H
 #define _WHEELTIMER_LIB_SHIM_BITS_H
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
-/* Userspace stand-in for <linux/limits.h>, for libwheeltimer's in-process engine. */
+/*
+ * Userspace stand-in for <linux/limits.h>, for module/wheel.c in
+ * libwheeltimer's in-process engine and in the wheel's tests: the uapi
+ * header of that name, which libc headers may include, and U64_MAX.
+ */
 #ifndef _WHEELTIMER_LIB_SHIM_LIMITS_H
 #define _WHEELTIMER_LIB_SHIM_LIMITS_H
 

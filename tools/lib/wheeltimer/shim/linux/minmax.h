@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * Userspace stand-in for <linux/minmax.h>, for libwheeltimer's in-process
- * engine: each argument is evaluated once, and, as in the kernel, the
- * compiler complains when their types differ.
+ * Userspace stand-in for <linux/minmax.h>, for module/wheel.c in
+ * libwheeltimer's in-process engine and in the wheel's tests: each argument
+ * is evaluated once, and, as in the kernel, the compiler complains when
+ * their types differ.
  */
 #ifndef _WHEELTIMER_LIB_SHIM_MINMAX_H
 #define _WHEELTIMER_LIB_SHIM_MINMAX_H

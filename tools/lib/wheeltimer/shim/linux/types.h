@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * Userspace stand-in for <linux/types.h>, for module/wheel.c compiled into
- * libwheeltimer's in-process engine: the system's uapi header (libc headers
- * may include it too), the kernel's short integer types and the list
- * structs (hlist for the 7-level wheel, list_head for the 11-level one).
+ * Userspace stand-in for <linux/types.h>, for module/wheel.c in
+ * libwheeltimer's in-process engine and in the wheel's tests: the system's
+ * uapi header (libc headers may include it too), the kernel's integer types
+ * the wheel uses and struct list_head.
  */
 #ifndef _WHEELTIMER_LIB_SHIM_TYPES_H
 #define _WHEELTIMER_LIB_SHIM_TYPES_H
@@ -15,14 +15,6 @@
 
 typedef uint32_t u32;
 typedef uint64_t u64;
-
-struct hlist_head {
-	struct hlist_node *first;
-};
-
-struct hlist_node {
-	struct hlist_node *next, **pprev;
-};
 
 struct list_head {
 	struct list_head *next, *prev;

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Userspace stand-in for <linux/bug.h>.
- *
- * Unlike the kernel's, WARN_ON_ONCE() here reports every time it fires, to
- * a hook the test program defines: a test can then count the warnings it
+ * <linux/bug.h> for the test programs: libwheeltimer's stand-in, whose
+ * WARN_ON_ONCE() reports every time it fires; here it reports to a hook
+ * the test program defines, so that a test can count the warnings it
  * provokes on purpose, and the model test and the fuzzer abort on any.
+ * BUILD_BUG_ON() is for module/store.c.
  */
 #ifndef _WHEEL_SHIM_LINUX_BUG_H
 #define _WHEEL_SHIM_LINUX_BUG_H
@@ -13,14 +13,9 @@
 
 void wheel_shim_warn(const char *file, int line, const char *cond);
 
-#define WARN_ON(cond) ({						\
-	int __ret_warn = !!(cond);					\
-	if (__builtin_expect(__ret_warn, 0))				\
-		wheel_shim_warn(__FILE__, __LINE__, #cond);		\
-	__ret_warn;							\
-})
+#define wheel_shim_on_warn(file, line, cond)	wheel_shim_warn(file, line, cond)
 
-#define WARN_ON_ONCE(cond)	WARN_ON(cond)
+#include_next <linux/bug.h>
 
 #define BUILD_BUG_ON(cond)	static_assert(!(cond), #cond)
 
