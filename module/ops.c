@@ -50,7 +50,9 @@ void wt_trim(struct wt_ctx *ctx)
 
 	lockdep_assert_held(&ctx->mutex);
 	wt_store_trim(&ctx->store);
-	wt_user_uncharge(ctx->user, before - ctx->store.bytes);
+	/* Mostly nothing: spare the user's shared counter the atomic. */
+	if (ctx->store.bytes != before)
+		wt_user_uncharge(ctx->user, before - ctx->store.bytes);
 }
 
 static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op, u64 now)

@@ -194,6 +194,32 @@ static unsigned int wheel_digit(u64 tick, unsigned int lvl)
 	return (tick >> (lvl * WHEEL_LVL_BITS)) & WHEEL_LVL_MASK;
 }
 
+/*
+ * Entries go on and come off the lists with these two rather than with
+ * list_add_tail() and list_del_init(): under CONFIG_DEBUG_LIST, which
+ * Debian's kernels have, those are calls to out-of-line checks, and adding
+ * and cancelling a timeout are the wheel's hottest paths. The checks cost
+ * a batched add + cancel a fifth of its time in the benchmark's VM, where
+ * the hlist this wheel had before, like the kernel's own timer wheel's,
+ * cost none. The links are checked instead by the userspace model test,
+ * which walks every list after every step. Splices keep list.h's.
+ */
+static void wheel_list_append(struct list_head *n, struct list_head *head)
+{
+	struct list_head *prev = head->prev;
+
+	n->next = head;
+	n->prev = prev;
+	prev->next = n;
+	head->prev = n;
+}
+
+static void wheel_list_remove(struct list_head *n)
+{
+	__list_del(n->prev, n->next);
+	INIT_LIST_HEAD(n);
+}
+
 /* The highest base-64 digit in which two different ticks differ. */
 static unsigned int wheel_level(u64 a, u64 b)
 {
@@ -210,13 +236,13 @@ static void wheel_place(struct wheel *w, struct wheel_entry *e)
 	unsigned int lvl, idx;
 
 	if (e->expires <= w->clk) {
-		list_add_tail(&e->node, &w->due);
+		wheel_list_append(&e->node, &w->due);
 		return;
 	}
 
 	lvl = wheel_level(e->expires, w->clk);
 	idx = wheel_digit(e->expires, lvl);
-	list_add_tail(&e->node, &w->slots[lvl][idx]);
+	wheel_list_append(&e->node, &w->slots[lvl][idx]);
 	w->occupied[lvl] |= BIT_ULL(idx);
 }
 
@@ -266,7 +292,7 @@ static void wheel_unlink(struct wheel *w, struct wheel_entry *e)
 		n = (head - first) / sizeof(struct list_head);
 		w->occupied[n / WHEEL_LVL_SIZE] &= ~BIT_ULL(n % WHEEL_LVL_SIZE);
 	}
-	list_del_init(&e->node);
+	wheel_list_remove(&e->node);
 	w->count--;
 }
 
@@ -424,7 +450,7 @@ struct wheel_entry *wheel_expire(struct wheel *w, u64 now,
 		}
 
 		e = list_first_entry(&w->due, struct wheel_entry, node);
-		list_del_init(&e->node);
+		wheel_list_remove(&e->node);
 		(*budget)--;
 		if (e->expires <= w->clk) {
 			w->count--;

@@ -6,7 +6,7 @@
  * list_head is circular, and an empty one (or a node taken off with
  * list_del_init()) points at itself.
  *
- * Each primitive that changes links (one insertion, one removal, one
+ * Each primitive that changes links (one insertion, two removals, one
  * splice) runs wheel_shim_list_op(): nothing, unless the program defines
  * it before including this header (the wheel's tests count with it the
  * list operations a wheel call makes).
@@ -52,6 +52,14 @@ static inline void __list_add(struct list_head *n, struct list_head *prev,
 static inline void list_add_tail(struct list_head *n, struct list_head *head)
 {
 	__list_add(n, head->prev, head);
+}
+
+/* Join @prev and @next, dropping what was between them; no checks. */
+static inline void __list_del(struct list_head *prev, struct list_head *next)
+{
+	next->prev = prev;
+	prev->next = next;
+	wheel_shim_list_op();
 }
 
 static inline void list_del_init(struct list_head *entry)
