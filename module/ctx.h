@@ -124,6 +124,7 @@ struct wt_counters {
  * @missed: a caller of wt_trylock() was turned away while the mutex was
  *	held; its holder wakes the waiters when it lets go
  * @ready: timeouts that fired and whose record is unread, oldest first
+ * @ready_tail: the last node of @ready, for O(1) appends; NULL when empty
  * @nr_ready: records on @ready
  * @armed: the tick @timer was last armed for, WT_UNARMED if none; it fires
  *	no later than that tick's start
@@ -166,7 +167,8 @@ struct wt_ctx {
 
 	struct mutex mutex;	/* see the locking order above */
 	atomic_t missed;
-	struct list_head ready;
+	struct hlist_head ready;
+	struct hlist_node *ready_tail;
 	u64 nr_ready;
 	u64 armed;
 	bool reprogram;

@@ -187,7 +187,7 @@ static int wt_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&ctx->wqh);
 	mutex_init(&ctx->mutex);
 	atomic_set(&ctx->missed, 0);
-	INIT_LIST_HEAD(&ctx->ready);
+	INIT_HLIST_HEAD(&ctx->ready);
 	ctx->context_id = atomic64_inc_return(&wt_contexts);
 	wt_drive_init(ctx);
 	mutex_lock(&ctx->mutex);

@@ -69,7 +69,7 @@ struct wt_timer {
 	union {
 		struct wheel_entry entry;
 		struct {
-			struct list_head link;
+			struct hlist_node link;
 			u64 fired_at;
 		} ready;
 		struct wt_timer *free_next;
