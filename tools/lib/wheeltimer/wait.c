@@ -1,16 +1,105 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * wait.c - waiting for records
+ * wait.c - waiting for records, and waking a thread that waits
  *
- * wheeltimer_wait() is submit, reap, and poll() on the context's
- * descriptor until a record comes or the timeout passes. A wake-up with
- * nothing to reap (a slot that only cascaded) just polls again.
+ * wheeltimer_wait() is submit, reap, and ppoll() on the context's
+ * descriptor and its wake-up eventfd until a record comes, the timeout
+ * passes or wheeltimer_wake() is called. A wake-up with nothing to reap (a
+ * slot that only cascaded) just polls again.
+ *
+ * wheeltimer_wake() is the library's one call that any thread, or a signal
+ * handler, may make on a context that another thread is using. It touches
+ * two things only, both set up at open and left alone until close: the flag
+ * @woken, which it sets with an atomic exchange, and, when the flag was
+ * clear, the eventfd @wake_fd, which it writes. Any number of wakes between
+ * two waits so cost one write, and a wait looks for one with a load, not a
+ * system call. An exchange and a write(2) are async-signal-safe, and errno
+ * is kept as it was.
+ *
+ * The wait that finds @woken set submits the queue (as it does before any
+ * return), clears the flag, then empties the eventfd, and returns -EINTR
+ * without reaping: a wake is reported before records, so that a caller who
+ * looks for what it was woken for only on -EINTR never misses it; the
+ * records are still there for the next call. A submit that fails is
+ * returned instead, and the wake stays for the next wait. In that order
+ * no wake is lost: one whose exchange comes after the clear sets the flag
+ * again, and the next wait reports it at once even if the emptying took its
+ * write. A write that comes after the emptying (its waker paused between
+ * its exchange and its write, whose wake was reported meanwhile) leaves a
+ * count with the flag clear: a ppoll() it ends finds the flag clear, empties
+ * the eventfd and polls again, so it costs a turn of the loop, never a
+ * return.
  */
+#include <assert.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "internal.h"
+
+/* An atomic exchange on it is lock-free, hence async-signal-safe. */
+static_assert(__atomic_always_lock_free(sizeof(int), 0),
+	      "wheeltimer_wake() needs a lock-free int");
+
+int wtl_wake_open(struct wheeltimer *wt)
+{
+	wt->woken = 0;
+	wt->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	return wt->wake_fd < 0 ? -errno : 0;
+}
+
+void wtl_wake_close(struct wheeltimer *wt)
+{
+	if (wt->wake_fd >= 0)
+		close(wt->wake_fd);
+	wt->wake_fd = -1;
+}
+
+int wheeltimer_wake(struct wheeltimer *wt)
+{
+	const uint64_t one = 1;
+	int saved = errno, ret = 0;
+
+	if (__atomic_exchange_n(&wt->woken, 1, __ATOMIC_SEQ_CST))
+		return 0;
+	/* EAGAIN: the count is at its maximum, readable all the same. */
+	if (write(wt->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		ret = -errno;
+	errno = saved;
+	return ret;
+}
+
+static void wtl_wake_drain(struct wheeltimer *wt)
+{
+	uint64_t count;
+	ssize_t n;
+
+	/* EAGAIN when it was empty already. */
+	n = read(wt->wake_fd, &count, sizeof(count));
+	(void)n;
+}
+
+/* Whether a wake came since the last one a wait reported. */
+static bool wtl_woken(const struct wheeltimer *wt)
+{
+	return __atomic_load_n(&wt->woken, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Take the wake, to report it: the flag first, then the eventfd. The
+ * barrier between the clear and whatever the caller reads next pairs with
+ * the waker's exchange: a waker whose exchange still found the flag set,
+ * and so wrote nothing, made its stores before it, and they are seen.
+ */
+static void wtl_wake_take(struct wheeltimer *wt)
+{
+	__atomic_store_n(&wt->woken, 0, __ATOMIC_SEQ_CST);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	wtl_wake_drain(wt);
+}
 
 static int64_t wtl_mono_ns(void)
 {
@@ -20,7 +109,10 @@ static int64_t wtl_mono_ns(void)
 int wheeltimer_wait(struct wheeltimer *wt, struct wheeltimer_event *events,
 		    unsigned int max, int64_t timeout_ns)
 {
-	struct pollfd pfd = { .fd = wt->fd, .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = wt->fd, .events = POLLIN },
+		{ .fd = wt->wake_fd, .events = POLLIN },
+	};
 	int64_t end = 0, left;
 	struct timespec ts;
 	int ret;
@@ -30,6 +122,14 @@ int wheeltimer_wait(struct wheeltimer *wt, struct wheeltimer_event *events,
 	if (timeout_ns > 0)
 		end = wtl_mono_ns() + timeout_ns;
 	for (;;) {
+		if (wtl_woken(wt)) {
+			/* The queue goes out on every return, this one too. */
+			ret = wtl_submit(wt);
+			if (ret < 0)
+				return ret;
+			wtl_wake_take(wt);
+			return -EINTR;
+		}
 		ret = wheeltimer_reap(wt, events, max);
 		if (ret || !timeout_ns)
 			return ret;
@@ -40,8 +140,11 @@ int wheeltimer_wait(struct wheeltimer *wt, struct wheeltimer_event *events,
 			ts.tv_sec = left / 1000000000;
 			ts.tv_nsec = left % 1000000000;
 		}
-		ret = ppoll(&pfd, 1, timeout_ns > 0 ? &ts : NULL, NULL);
+		ret = ppoll(pfd, 2, timeout_ns > 0 ? &ts : NULL, NULL);
 		if (ret < 0)
 			return -errno;
+		/* A wake's write, or a stale one (see above): the flag decides. */
+		if (pfd[1].revents)
+			wtl_wake_drain(wt);
 	}
 }
