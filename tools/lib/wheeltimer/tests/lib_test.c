@@ -363,6 +363,52 @@ static void test_virtual_exact(void)
 }
 
 /* Slack fires at the tick with most trailing zeros in the window. */
+/*
+ * A virtual clock fires only during an advance: a timeout added with its
+ * tick reached already (at or before the clock, which stands on a tick)
+ * fires at the next advance, one by 0 included, at the clock's time; not
+ * at the submit, a reap or a wait. One whose tick is still ahead (the
+ * clock between ticks, the deadline before it) waits for that tick.
+ */
+static void test_virtual_due_next_advance(void)
+{
+	struct wheeltimer_event ev[4];
+	struct wheeltimer *wt;
+	uint64_t h, now, expired;
+	int i;
+
+	CHECK_EQ(open_virtual(&wt), 0);
+	CHECK_EQ(advance_to(wt, 5 * MS), 0);
+	CHECK_EQ(wheeltimer_add(wt, 3 * MS, 0, WHEELTIMER_ABSTIME, 3, &h), 0);
+	CHECK_EQ(wheeltimer_add(wt, 5 * MS, 0, WHEELTIMER_ABSTIME, 5, &h), 0);
+	CHECK_EQ(wheeltimer_add(wt, 0, 0, 0, 0, &h), 0);
+	CHECK_EQ(wheeltimer_submit(wt), 3);
+	CHECK_EQ(wheeltimer_reap(wt, ev, 4), 0);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 4, 20 * MS), 0);
+	CHECK_EQ(wheeltimer_advance(wt, 0, 0, &now, &expired), 0);
+	CHECK_EQ(now, 5 * MS);
+	CHECK_EQ(expired, 3);
+	CHECK_EQ(reap_all(wt, ev, 4), 3);
+	for (i = 0; i < 3; i++) {
+		CHECK_EQ(ev[i].deadline, ev[i].cookie ? ev[i].cookie * MS :
+							5 * MS);
+		CHECK_EQ(ev[i].fired_at, 5 * MS);
+		CHECK_EQ(ev[i].flags, WHEELTIMER_EV_FINAL);
+	}
+
+	CHECK_EQ(advance_to(wt, 7 * MS + 500 * US), 0);
+	CHECK_EQ(wheeltimer_add(wt, 7 * MS + 200 * US, 0, WHEELTIMER_ABSTIME,
+				7, &h), 0);
+	CHECK_EQ(wheeltimer_advance(wt, 0, 0, NULL, &expired), 0);
+	CHECK_EQ(expired, 0);
+	CHECK_EQ(reap_all(wt, ev, 4), 0);
+	CHECK_EQ(advance_to(wt, 8 * MS), 1);
+	CHECK_EQ(reap_all(wt, ev, 4), 1);
+	CHECK_EQ(ev[0].deadline, 7 * MS + 200 * US);
+	CHECK_EQ(ev[0].fired_at, 8 * MS);
+	wheeltimer_close(wt);
+}
+
 static void test_slack(void)
 {
 	struct wheeltimer_event ev[4];
@@ -2125,6 +2171,7 @@ static const struct tap_test tests[] = {
 	{ "engine_fallback", test_fallback },
 	{ "old_module_handshake", test_old_module },
 	{ "virtual_exact_ticks", test_virtual_exact },
+	{ "virtual_due_at_next_advance", test_virtual_due_next_advance },
 	{ "slack", test_slack },
 	{ "fixed_rate_overruns", test_fixed_rate },
 	{ "fixed_delay_rearm_on_reap", test_fixed_delay },
