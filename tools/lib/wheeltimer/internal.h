@@ -195,6 +195,8 @@ struct wtl_counters {
  *	polls beside @fd (see wait.c)
  * @woken: set by wheeltimer_wake(), cleared by the wait that reports it;
  *	accessed atomically, from any thread
+ * @wake_reported: the last wheeltimer_wait() reported a wake: the next one
+ *	reaps before it reports another (see wait.c)
  * @shared: opened by wheeltimer_open_fd() on a file other contexts may
  *	hold: records that no handle of this one names are foreign, not
  *	dropped
@@ -232,6 +234,7 @@ struct wheeltimer {
 	int fd;
 	int wake_fd;
 	int woken;
+	bool wake_reported;
 	bool shared;
 	uint64_t features;
 	uint64_t ioctls;

@@ -19,16 +19,25 @@
  * The wait that finds @woken set submits the queue (as it does before any
  * return), clears the flag, then empties the eventfd, and returns -EINTR
  * without reaping: a wake is reported before records, so that a caller who
- * looks for what it was woken for only on -EINTR never misses it; the
+ * looks for what it was woken for only on -EINTR finds it at once; the
  * records are still there for the next call. A submit that fails is
- * returned instead, and the wake stays for the next wait. In that order
- * no wake is lost: one whose exchange comes after the clear sets the flag
- * again, and the next wait reports it at once even if the emptying took its
- * write. A write that comes after the emptying (its waker paused between
- * its exchange and its write, whose wake was reported meanwhile) leaves a
- * count with the flag clear: a ppoll() it ends finds the flag clear, empties
- * the eventfd and polls again, so it costs a turn of the loop, never a
- * return.
+ * returned instead, and the wake stays for the next wait.
+ *
+ * Turns. Were wakes always first, a thread woken again and again (by
+ * producers that each queue work and wake it) would get -EINTR from every
+ * wait and never reap. So the wait after one that reported a wake reaps
+ * first: records that are ready are returned, and a wake that came
+ * meanwhile is reported by the next call (or by this one, if nothing is
+ * ready). Neither wakes nor records are held back for more than one call.
+ *
+ * No wake is lost. The wait clears the flag, then empties the eventfd: a
+ * wake whose exchange comes after the clear sets the flag again, and the
+ * next wait reports it at once even if the emptying took its write. A
+ * write that comes after the emptying (its waker paused between its
+ * exchange and its write, whose wake was reported meanwhile) leaves a
+ * count with the flag clear: a ppoll() it ends finds the flag clear,
+ * empties the eventfd and polls again, so it costs a turn of the loop,
+ * never a return.
  */
 #include <assert.h>
 #include <errno.h>
@@ -106,6 +115,18 @@ static int64_t wtl_mono_ns(void)
 	return (int64_t)wtl_clock_ns(CLOCK_MONOTONIC);
 }
 
+/* Report the wake: submit, take it, and let records have the next turn. */
+static int wtl_report_wake(struct wheeltimer *wt)
+{
+	int ret = wtl_submit(wt);
+
+	if (ret < 0)
+		return ret;
+	wtl_wake_take(wt);
+	wt->wake_reported = true;
+	return -EINTR;
+}
+
 int wheeltimer_wait(struct wheeltimer *wt, struct wheeltimer_event *events,
 		    unsigned int max, int64_t timeout_ns)
 {
@@ -114,6 +135,7 @@ int wheeltimer_wait(struct wheeltimer *wt, struct wheeltimer_event *events,
 		{ .fd = wt->wake_fd, .events = POLLIN },
 	};
 	int64_t end = 0, left;
+	bool records_first;
 	struct timespec ts;
 	int ret;
 
@@ -121,18 +143,20 @@ int wheeltimer_wait(struct wheeltimer *wt, struct wheeltimer_event *events,
 		return -EINVAL;
 	if (timeout_ns > 0)
 		end = wtl_mono_ns() + timeout_ns;
+	records_first = wt->wake_reported;
+	wt->wake_reported = false;
 	for (;;) {
-		if (wtl_woken(wt)) {
-			/* The queue goes out on every return, this one too. */
-			ret = wtl_submit(wt);
-			if (ret < 0)
-				return ret;
-			wtl_wake_take(wt);
-			return -EINTR;
-		}
+		if (!records_first && wtl_woken(wt))
+			return wtl_report_wake(wt);
+		records_first = false;
 		ret = wheeltimer_reap(wt, events, max);
-		if (ret || !timeout_ns)
+		if (ret)
 			return ret;
+		/* Nothing ready: a wake's turn now, even after a report. */
+		if (wtl_woken(wt))
+			continue;
+		if (!timeout_ns)
+			return 0;
 		if (timeout_ns > 0) {
 			left = end - wtl_mono_ns();
 			if (left <= 0)

@@ -1299,6 +1299,41 @@ static void test_wake_keeps_records(void)
 	wheeltimer_close(wt);
 }
 
+/*
+ * Wakes and records take turns: after a wait that reported a wake, the
+ * next reaps first, and a wake that came meanwhile waits one call; with
+ * nothing to reap, it is reported at once all the same.
+ */
+static void test_wake_turns(void)
+{
+	struct wheeltimer_event ev[4];
+	struct wheeltimer *wt;
+	uint64_t h;
+	int i;
+
+	CHECK_EQ(open_virtual(&wt), 0);
+	for (i = 0; i < 3; i++)
+		CHECK_EQ(wheeltimer_add(wt, MS, 0, 0, i, &h), 0);
+	CHECK_EQ(advance_to(wt, MS), 3);
+	CHECK_EQ(wheeltimer_wake(wt), 0);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 1, 60 * SEC), -EINTR);
+	CHECK_EQ(wheeltimer_wake(wt), 0);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 1, 60 * SEC), 1);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 1, 60 * SEC), -EINTR);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 1, 60 * SEC), 1);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 1, 60 * SEC), 1);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 1, 0), 0);
+
+	/* Nothing to reap: a wake right after a report is reported. */
+	CHECK_EQ(wheeltimer_wake(wt), 0);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 1, 0), -EINTR);
+	CHECK_EQ(wheeltimer_wake(wt), 0);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 1, 60 * SEC), -EINTR);
+	CHECK_EQ(wheeltimer_wait(wt, ev, 1, 0), 0);
+	CHECK_EQ(stat_of(wt, "lib_handles"), 0);
+	wheeltimer_close(wt);
+}
+
 /* A thread blocked in wheeltimer_wait(), for the wake tests. */
 struct waiter {
 	struct wheeltimer *wt;
@@ -1505,6 +1540,91 @@ static unsigned int wake_storm(struct wheeltimer *wt, unsigned int n,
 	if (period)
 		CHECK_EQ(wheeltimer_cancel(wt, h, 0), 0);
 	return reports;
+}
+
+/*
+ * Wait for 5 firings of a FIXED_RATE timeout of 2 ms on @wt, woken before
+ * every wait if @wake_each (else by whatever else wakes it), within two
+ * minutes: every period must come as a firing or an overrun, in order.
+ * Returns the waits that reported a wake.
+ */
+static unsigned int five_firings(struct wheeltimer *wt, bool wake_each)
+{
+	struct wheeltimer_event ev[16];
+	unsigned int reports = 0, firings = 0;
+	uint64_t h, next, start;
+	int r, i;
+
+	CHECK_EQ(wheeltimer_now(wt, &start), 0);
+	next = start + 2 * MS;
+	CHECK_EQ(wheeltimer_add_periodic(wt, next, 2 * MS, 0,
+					 WHEELTIMER_ABSTIME |
+					 WHEELTIMER_FIXED_RATE, 7, &h), 0);
+	while (firings < 5 && mono_ns() - start < 120 * SEC) {
+		if (wake_each)
+			CHECK_EQ(wheeltimer_wake(wt), 0);
+		r = wheeltimer_wait(wt, ev, 16, 60 * SEC);
+		if (r == -EINTR) {
+			reports++;
+			continue;
+		}
+		CHECK(r > 0);
+		for (i = 0; i < r; i++) {
+			CHECK_EQ(ev[i].handle, h);
+			CHECK_EQ(ev[i].deadline, next);
+			CHECK(ev[i].fired_at >= next);
+			next += (ev[i].overruns + 1) * 2 * MS;
+			firings++;
+		}
+	}
+	CHECK(firings >= 5);
+	CHECK_EQ(wheeltimer_cancel(wt, h, 0), 0);
+	return reports;
+}
+
+/* Wakes as fast as it can until told to stop. */
+struct spinner {
+	struct wheeltimer *wt;
+	int stop;
+	int err;
+	unsigned long wakes;
+};
+
+static void *spinner_main(void *arg)
+{
+	struct spinner *sp = arg;
+
+	while (!__atomic_load_n(&sp->stop, __ATOMIC_ACQUIRE) && !sp->err) {
+		sp->err = wheeltimer_wake(sp->wt);
+		sp->wakes++;
+	}
+	return NULL;
+}
+
+/*
+ * A thread woken again and again still reaps: woken before each of its
+ * waits (which would starve it of records if wakes always came first),
+ * then by another thread that wakes without pause.
+ */
+static void test_wake_no_starvation(void)
+{
+	struct spinner sp = { 0 };
+	unsigned int reports;
+	pthread_t t;
+
+	CHECK_EQ(open_ctx(&sp.wt, engine, 0, CLOCK_MONOTONIC, 0, 0), 0);
+	reports = five_firings(sp.wt, true);
+	printf("# woken before each wait: %u reports\n", reports);
+	CHECK(reports >= 5);
+
+	CHECK_EQ(pthread_create(&t, NULL, spinner_main, &sp), 0);
+	reports = five_firings(sp.wt, false);
+	__atomic_store_n(&sp.stop, 1, __ATOMIC_RELEASE);
+	CHECK_EQ(pthread_join(t, NULL), 0);
+	printf("# woken by another thread without pause: %lu wakes, %u reports\n",
+	       sp.wakes, reports);
+	CHECK_EQ(sp.err, 0);
+	wheeltimer_close(sp.wt);
 }
 
 /* No wake is lost, whatever the timing; nor any firing. */
@@ -2192,8 +2312,10 @@ static const struct tap_test tests[] = {
 	{ "poll_fd", test_poll_fd },
 	{ "wake_before_wait", test_wake_before_wait },
 	{ "wake_keeps_records", test_wake_keeps_records },
+	{ "wake_turns", test_wake_turns },
 	{ "wake_sleeper", test_wake_sleeper },
 	{ "wake_race", test_wake_race },
+	{ "wake_no_starvation", test_wake_no_starvation },
 	{ "eventfd", test_eventfd },
 	{ "stats_parser", test_stats_parser },
 	{ "stats_live", test_stats_live },
