@@ -2081,6 +2081,16 @@ static void test_open_fd(void)
 	}
 	CHECK_EQ(stat_of(b, "lib_foreign"), 2);
 	CHECK_EQ(stat_of(b, "lib_dropped"), 0);
+
+	/* A wake belongs to its context, not to the file. */
+	CHECK_EQ(wheeltimer_open_fd(fd, &a), 0);
+	CHECK_EQ(wheeltimer_wake(b), 0);
+	CHECK_EQ(wheeltimer_wait(a, ev, 8, 0), 0);
+	CHECK_EQ(wheeltimer_wait(b, ev, 8, 0), -EINTR);
+	CHECK_EQ(wheeltimer_wake(a), 0);
+	CHECK_EQ(wheeltimer_wait(b, ev, 8, 0), 0);
+	CHECK_EQ(wheeltimer_wait(a, ev, 8, 0), -EINTR);
+	wheeltimer_close(a);
 	wheeltimer_close(b);
 	close(fd);
 }
