@@ -189,7 +189,14 @@ struct wtl_counters {
  * struct wheeltimer - a context
  * @engine: its engine's calls
  * @priv: the engine's own state
- * @fd: the descriptor to poll: the device's, or the in-process timerfd
+ * @fd: the descriptor to poll: the device's, or the in-process engine's
+ *	epoll descriptor
+ * @wake_fd: the eventfd that wheeltimer_wake() writes and wheeltimer_wait()
+ *	polls beside @fd (see wait.c)
+ * @woken: set by wheeltimer_wake(), cleared by the wait that reports it;
+ *	accessed atomically, from any thread
+ * @wake_reported: the last wheeltimer_wait() reported a wake: the next one
+ *	reaps before it reports another (see wait.c)
  * @shared: opened by wheeltimer_open_fd() on a file other contexts may
  *	hold: records that no handle of this one names are foreign, not
  *	dropped
@@ -225,6 +232,9 @@ struct wheeltimer {
 	const struct wtl_engine *engine;
 	void *priv;
 	int fd;
+	int wake_fd;
+	int woken;
+	bool wake_reported;
 	bool shared;
 	uint64_t features;
 	uint64_t ioctls;
@@ -260,6 +270,10 @@ void wtl_handle_release(struct wheeltimer *wt, uint64_t handle);
 /* reap.c */
 int wtl_lq_reserve(struct wheeltimer *wt, uint32_t n);
 void wtl_lq_push(struct wheeltimer *wt, const struct wheeltimer_event *ev);
+
+/* wait.c */
+int wtl_wake_open(struct wheeltimer *wt);
+void wtl_wake_close(struct wheeltimer *wt);
 
 /* stats.c */
 int wtl_fdinfo_value(const char *text, const char *key, uint64_t *value);

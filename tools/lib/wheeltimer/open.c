@@ -291,7 +291,12 @@ int wheeltimer_open(struct wheeltimer_params *params, struct wheeltimer **wtp)
 		return -ENOMEM;
 	wt->fd = -1;
 	wtl_idtab_init(&wt->handles, sizeof(struct wtl_handle));
-	ret = wtl_open_engine(wt, engine);
+	ret = wtl_wake_open(wt);
+	if (!ret) {
+		ret = wtl_open_engine(wt, engine);
+		if (ret)
+			wtl_wake_close(wt);
+	}
 	if (ret) {
 		free(wt);
 		return ret;
@@ -315,6 +320,7 @@ void wheeltimer_close(struct wheeltimer *wt)
 		return;
 	/* Closing the engine cancels whatever it holds. */
 	wt->engine->close(wt);
+	wtl_wake_close(wt);
 	wtl_idtab_destroy(&wt->handles);
 	free(wt->q_ops);
 	free(wt->q_handles);
@@ -361,9 +367,15 @@ int wheeltimer_open_fd(int fd, struct wheeltimer **wtp)
 	wt->engine = &wtl_kernel_engine;
 	wt->shared = true;
 	wtl_idtab_init(&wt->handles, sizeof(struct wtl_handle));
+	ret = wtl_wake_open(wt);
+	if (ret) {
+		free(wt);
+		return ret;
+	}
 	wt->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (wt->fd < 0) {
 		ret = -errno;
+		wtl_wake_close(wt);
 		free(wt);
 		return ret;
 	}
@@ -470,7 +482,11 @@ int wheeltimer_set_params(struct wheeltimer *wt,
 
 int wheeltimer_probe(struct wheeltimer_probe *probe)
 {
-	struct wheeltimer wt = { .fd = -1, .engine = &wtl_kernel_engine };
+	struct wheeltimer wt = {
+		.fd = -1,
+		.wake_fd = -1,
+		.engine = &wtl_kernel_engine,
+	};
 	struct wt_api api;
 	int ret;
 

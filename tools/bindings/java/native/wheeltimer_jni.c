@@ -9,19 +9,21 @@
  * of org.wheeltimer.Native by name: no other symbol can clash with the
  * JVM's or another library's.
  *
- * One struct wtj per org.wheeltimer.WheelTimer: the library's context, the
- * eventfd other threads write to wake the worker, and two buffers that
- * Java sees as direct ByteBuffers: the operations the worker hands over in
- * a batch, and the records a reap returns. Passing them through shared
- * memory keeps every call free of array copies and of critical sections:
- * the methods take and return only primitives, except open(), now(),
- * advance() and stats(), which fill a small long[] once.
+ * One struct wtj per org.wheeltimer.WheelTimer: the library's context and
+ * two buffers that Java sees as direct ByteBuffers: the operations the
+ * worker hands over in a batch, and the records a reap or a wait returns.
+ * Passing them through shared memory keeps every call free of array
+ * copies and of critical sections: the methods take and return only
+ * primitives, except open(), now(), advance() and stats(), which fill a
+ * small long[] once.
  *
  * Threads. Everything but wake() is called by the timer's worker thread
  * alone (or, before it starts and after it ends, by the one thread that
- * owns the timer), as the library requires. wake() may come from any
- * thread; the Java side keeps the context open until every wake() that
- * started has returned (see WheelTimer).
+ * owns the timer), as the library requires. wake() is
+ * wheeltimer_wake(), the library's one call that any thread may make
+ * while another uses the context: it ends the worker's wait(). The Java
+ * side keeps the context open until every wake() that started has
+ * returned (see WheelTimer).
  *
  * Errors are returned as negative errno values (or the library's own
  * codes); the Java side turns them into exceptions. The only exceptions
@@ -30,11 +32,9 @@
  */
 #include <errno.h>
 #include <jni.h>
-#include <poll.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -78,10 +78,6 @@
 #define WTJ_IO_ERROR		7	/* out: 0 or a negative error */
 #define WTJ_IO_WORDS		8
 
-/* The bits await() returns. */
-#define WTJ_READY_TIMER		1	/* the context's descriptor is readable */
-#define WTJ_READY_WAKE		2	/* another thread called wake() */
-
 /* The counters stats() copies: struct wheeltimer_stats up to @reserved. */
 #define WTJ_STATS_WORDS		(offsetof(struct wheeltimer_stats, reserved) / \
 				 sizeof(uint64_t))
@@ -89,13 +85,11 @@
 /**
  * struct wtj - the native side of one WheelTimer
  * @wt: the library's context
- * @wake_fd: an eventfd; a write wakes the worker out of await()
  * @ops: WTJ_OPS_MAX operations of WTJ_OP_WORDS words, shared with Java
  * @events: WTJ_EVENTS_MAX records, shared with Java
  */
 struct wtj {
 	struct wheeltimer *wt;
-	int wake_fd;
 	uint64_t *ops;
 	struct wheeltimer_event *events;
 };
@@ -109,8 +103,6 @@ static void wtj_free(struct wtj *w)
 {
 	if (w->wt)
 		wheeltimer_close(w->wt);
-	if (w->wake_fd >= 0)
-		close(w->wake_fd);
 	free(w->ops);
 	free(w->events);
 	free(w);
@@ -134,11 +126,6 @@ static jlong wtj_open(JNIEnv *env, jclass cls, jlongArray io)
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		err = -ENOMEM;
-		goto out;
-	}
-	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (w->wake_fd < 0) {
-		err = -errno;
 		goto out;
 	}
 	w->ops = calloc(WTJ_OPS_MAX, WTJ_OP_WORDS * sizeof(uint64_t));
@@ -262,43 +249,22 @@ static jint wtj_reap(JNIEnv *env, jclass cls, jlong ptr)
 }
 
 /*
- * Blocks until the context's descriptor is readable or another thread
- * calls wake(), or for @timeout_ns (negative: for ever). Returns the
- * WTJ_READY_* bits (0 when the time passed or a signal came), or a
- * negative errno. The eventfd is emptied here, so each wake() wakes once.
+ * Submits what is queued and waits up to @timeout_ns (negative: for ever;
+ * 0: not at all) for records, which it stores in the events buffer, as
+ * wheeltimer_wait(): returns their number, 0 when the time passed, -EINTR
+ * when wake() came first (or a signal), or another negative error.
  */
-static jint wtj_await(JNIEnv *env, jclass cls, jlong ptr, jlong timeout_ns)
+static jint wtj_wait(JNIEnv *env, jclass cls, jlong ptr, jlong timeout_ns)
 {
 	struct wtj *w = wtj_of(ptr);
-	struct pollfd pfd[2] = {
-		{ .fd = wheeltimer_fd(w->wt), .events = POLLIN },
-		{ .fd = w->wake_fd, .events = POLLIN },
-	};
-	struct timespec ts, *tsp = NULL;
-	eventfd_t count;
-	jint ready = 0;
 
-	if (timeout_ns >= 0) {
-		ts.tv_sec = timeout_ns / 1000000000;
-		ts.tv_nsec = timeout_ns % 1000000000;
-		tsp = &ts;
-	}
-	if (ppoll(pfd, 2, tsp, NULL) < 0)
-		return errno == EINTR ? 0 : -errno;
-	if (pfd[0].revents)
-		ready |= WTJ_READY_TIMER;
-	if (pfd[1].revents) {
-		ready |= WTJ_READY_WAKE;
-		/* EAGAIN: another await() emptied it first; nothing to do. */
-		(void)eventfd_read(w->wake_fd, &count);
-	}
-	return ready;
+	return wheeltimer_wait(w->wt, w->events, WTJ_EVENTS_MAX, timeout_ns);
 }
 
-/* From any thread: wakes the worker out of await(), or makes its next one return. */
+/* From any thread: ends the worker's wait(), or makes its next one return. */
 static jint wtj_wake(JNIEnv *env, jclass cls, jlong ptr)
 {
-	return eventfd_write(wtj_of(ptr)->wake_fd, 1) ? -errno : 0;
+	return wheeltimer_wake(wtj_of(ptr)->wt);
 }
 
 /* The virtual clock: moves it (or sets it, WHEELTIMER_ADVANCE_SET); out: now, expired. */
@@ -396,7 +362,7 @@ static const JNINativeMethod wtj_methods[] = {
 	WTJ_METHOD("apply", "(JI)I", wtj_apply),
 	WTJ_METHOD("submit", "(J)I", wtj_submit),
 	WTJ_METHOD("reap", "(J)I", wtj_reap),
-	WTJ_METHOD("await", "(JJ)I", wtj_await),
+	WTJ_METHOD("waitRecords", "(JJ)I", wtj_wait),
 	WTJ_METHOD("wake", "(J)I", wtj_wake),
 	WTJ_METHOD("advance", "(JJI[J)I", wtj_advance),
 	WTJ_METHOD("now", "(J[J)I", wtj_now),

@@ -35,7 +35,10 @@
  * Threads. A context is not locked: use each one from one thread at a
  * time (one context per thread, as liburing's rings, or a lock of your
  * own around every call). Different contexts are independent. Only
- * wheeltimer_fd() may be polled by another thread meanwhile.
+ * wheeltimer_fd() may be polled by another thread meanwhile, and
+ * wheeltimer_wake() is the one call that any thread (or a signal handler)
+ * may make at any time while the context is open, to wake the thread
+ * blocked in wheeltimer_wait(); never while wheeltimer_close() runs.
  */
 #ifndef _WHEELTIMER_WHEELTIMER_H
 #define _WHEELTIMER_WHEELTIMER_H
@@ -381,6 +384,13 @@ int wheeltimer_wait(struct wheeltimer *wt, struct wheeltimer_event *events,
 		    unsigned int max, int64_t timeout_ns);
 int wheeltimer_reap_buffer(struct wheeltimer *wt, const void *buf, size_t len,
 			   struct wheeltimer_event *events, unsigned int max);
+
+/*
+ * Waking a wheeltimer_wait(): wheeltimer_wake(3). The one call that is
+ * safe from any thread, and from a signal handler, while another thread
+ * uses the context: the wait in progress, or the next one, returns -EINTR.
+ */
+int wheeltimer_wake(struct wheeltimer *wt);
 
 /* Time: wheeltimer_now(3), wheeltimer_advance(3) */
 int wheeltimer_now(const struct wheeltimer *wt, uint64_t *now);

@@ -18,7 +18,8 @@ package org.wheeltimer;
  * {@code struct wtj}; errors are negative errno values (or libwheeltimer's
  * own codes, above 4000), which {@link #error} turns into exceptions.
  * Every method but {@link #wake} must be called by one thread at a time
- * per context.
+ * per context; {@link #wake} is libwheeltimer's {@code wheeltimer_wake()},
+ * which any thread may call while another uses the context.
  */
 final class Native {
     /** The system property that names the library file, an absolute path. */
@@ -51,10 +52,6 @@ final class Native {
     static final int IO_ERROR = 7;
     static final int IO_WORDS = 8;
 
-    /* The bits of await(). */
-    static final int READY_TIMER = 1;
-    static final int READY_WAKE = 2;
-
     /* struct wheeltimer_event, as the events buffer holds it. */
     static final int EVENT_SIZE = 48;
     static final int EV_HANDLE = 0;
@@ -82,8 +79,9 @@ final class Native {
     static final int EV_CANCEL = 0x40000;
     static final int CLOCK_MONOTONIC = 1;
 
-    /* The errno value the Java side tells apart. */
+    /* The errno values the Java side tells apart. */
     static final int EPERM = 1;
+    static final int EINTR = 4;
 
     static {
         load();
@@ -143,7 +141,15 @@ final class Native {
 
     static native int reap(long ctx);
 
-    static native int await(long ctx, long timeoutNanos);
+    /**
+     * {@code wheeltimer_wait()}: submits, then waits up to {@code timeoutNanos}
+     * (negative: for ever; 0: not at all) for records, which it stores in the
+     * events buffer. Returns their number, 0 when the time passed,
+     * {@code -EINTR} when {@link #wake} came first (or a signal).
+     */
+    static native int waitRecords(long ctx, long timeoutNanos);
+
+    /** {@code wheeltimer_wake()}, from any thread: ends {@link #waitRecords}, or the next one. */
 
     static native int wake(long ctx);
 

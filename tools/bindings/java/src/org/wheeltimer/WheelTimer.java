@@ -49,9 +49,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <h2>No tick</h2>
  *
  * One worker thread runs the tasks, as {@code HashedWheelTimer}'s does,
- * but it never ticks: it sleeps in {@code ppoll()} on the library's
- * descriptor and an eventfd, and wakes when a timeout is due, when a
- * {@code newTimeout()} from another thread finds it asleep, or for
+ * but it never ticks: it sleeps in the library's {@code wheeltimer_wait()},
+ * and wakes when a timeout is due, when a {@code newTimeout()} from another
+ * thread finds it asleep and ends the wait with {@code wheeltimer_wake()}
+ * (the library's one call that any thread may make), or for
  * {@link #stop()}, {@link #advance} and {@link #stats()}. With any number
  * of timeouts pending and none due, it does not wake at all. The tick
  * duration of the constructors is the wheel's resolution: a task runs at
@@ -61,13 +62,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * <h2>Threads</h2>
  *
  * A libwheeltimer context may be used by one thread at a time, and only the
- * worker uses it. {@code newTimeout()} and {@code cancel()} may be called
- * from any thread: they push the timeout onto one of two lock-free stacks
- * (one compare-and-set each), which the worker takes whole and hands to the
- * library in one batch, cancels first. {@code newTimeout()} wakes the
- * worker through an eventfd only if the worker is asleep (at most one write
- * per sleep, whatever the number of callers), and not even then if the
- * worker is lingering: after a round that took new timeouts it sleeps at
+ * worker uses it, but for {@code wheeltimer_wake()}. {@code newTimeout()}
+ * and {@code cancel()} may be called from any thread: they push the timeout
+ * onto one of two lock-free stacks (one compare-and-set each), which the
+ * worker takes whole and hands to the library in one batch, cancels first.
+ * {@code newTimeout()} wakes the worker ({@code wheeltimer_wake()}) only if
+ * the worker is asleep (at most one call per sleep, whatever the number of
+ * callers), and not even then if the worker is lingering: after a round
+ * that took new timeouts it sleeps at
  * most {@value #LINGER_NANOS} ns and says so, and a timeout due
  * {@value #DEFER_MARGIN_NANOS} ns or more after that waits for it. A burst
  * of calls so costs one wake-up per linger, not one per call.
@@ -180,7 +182,7 @@ public final class WheelTimer implements Timer {
     private volatile WheelTimeout cancelHead;
     /** Other commands for the worker: advance(), stats(). */
     final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
-    /** The worker is (about to be) asleep in Native.await(): a producer must wake it. */
+    /** The worker is (about to be) asleep in Native.waitRecords(): a producer must wake it. */
     @SuppressWarnings("unused")
     private volatile boolean sleeping;
     /** While the worker sleeps: 0, or the time (System.nanoTime()) by which it wakes. */
@@ -626,14 +628,14 @@ public final class WheelTimer implements Timer {
         sleeping = false;
     }
 
-    /** Wakes the worker if it is asleep; at most one eventfd write per sleep. */
+    /** Wakes the worker if it is asleep; at most one wheeltimer_wake() per sleep. */
     void wakeWorker() {
         if (sleeping && SLEEPING.compareAndSet(this, true, false)) {
             signal();
         }
     }
 
-    /** Writes the eventfd, unless the native side is closing. */
+    /** Calls wheeltimer_wake(), unless the native side is closing. */
     private void signal() {
         wakers.incrementAndGet();
         try {

@@ -27,7 +27,8 @@ package org.wheeltimer;
  * @param tasksRun        task runs started by the worker
  * @param taskFailures    task runs that threw
  * @param refused         timeouts the engine refused, cancelled by the timer
- * @param workerWakeups   times the worker woke from its sleep in {@code ppoll()}
+ * @param workerWakeups   times the worker waited in {@code wheeltimer_wait()} with leave
+ *                        to sleep (it returns at once when records are ready)
  */
 public record WheelTimerStats(Engine engine, long resolutionNanos, long maxPending, long live,
                               long added, long fired, long cancelled, long withdrawn,

@@ -21,9 +21,10 @@ import java.util.concurrent.FutureTask;
  * requires. Each round it runs the queued commands ({@code advance()},
  * {@code stats()}), takes the timer's two hand-over stacks and queues their
  * cancels, then their adds, with the library (one JNI call per 1024
- * operations, no system call), reaps (which submits them in one batch) and
- * runs the tasks of what fired. With nothing to do it sleeps in
- * {@code ppoll()} on the library's descriptor and the timer's eventfd.
+ * operations, no system call), then waits in the library's
+ * {@code wheeltimer_wait()}, which submits them in one batch, reaps what is
+ * ready or else sleeps until something is due or another thread ends the
+ * wait with {@code wheeltimer_wake()}, and runs the tasks of what fired.
  *
  * <p>Each timeout in the engine has a slot here, whose index is its
  * cookie: a record leads back to its timeout in O(1). A slot is freed when
@@ -50,6 +51,7 @@ final class Worker implements Runnable {
     /** The worker thread's kernel id, 0 until it runs. */
     private volatile int tid;
     /* Counters: this thread's alone; stats() reads them here too. */
+    /** Waits in wheeltimer_wait() with leave to sleep. */
     private long wakeups;
     private long fired;
     private long tasksRun;
@@ -86,26 +88,33 @@ final class Worker implements Runnable {
         while (timer.workerState() != WheelTimer.WORKER_SHUTDOWN) {
             busy |= handOver() > 0;
             runCommands();
-            if (reapAll() > 0) {
-                continue;
-            }
-            // After a round that took timeouts, linger: sleep at most
-            // LINGER_NANOS, and tell producers so. Otherwise sleep until
-            // something is due or a producer wakes us. From here on a
-            // producer that pushes sees the sleep; one that pushed before
-            // is seen by hasWork(). Both are volatile accesses.
-            long linger = busy ? WheelTimer.LINGER_NANOS : -1;
-            timer.setSleeping(busy ? timer.nanoTime() + linger : 0);
-            busy = false;
+            // Wait in the library: it returns what is ready, else sleeps
+            // until something is due or a producer ends the wait with
+            // wheeltimer_wake(). After a round that took timeouts, linger:
+            // sleep at most LINGER_NANOS, and tell producers so. From here
+            // on a producer that pushes sees the sleep and wakes us; one
+            // that pushed before is seen by hasWork(), and then the wait
+            // only reaps. Both are volatile accesses.
+            long timeout = busy ? WheelTimer.LINGER_NANOS : -1;
+            timer.setSleeping(busy ? timer.nanoTime() + timeout : 0);
             if (timer.hasWork()) {
                 timer.setAwake();
+                timeout = 0;
+            } else {
+                busy = false;
+                wakeups++;
+            }
+            int n = Native.waitRecords(ctx, timeout);
+            timer.setAwake();
+            if (n == -Native.EINTR) {
+                // A producer's wake (or a signal): its push is on a stack.
                 continue;
             }
-            int ready = Native.await(ctx, linger);
-            wakeups++;
-            timer.setAwake();
-            if (ready < 0) {
-                throw Native.error("ppoll on the wheeltimer descriptor", ready);
+            if (n < 0) {
+                throw Native.error("wheeltimer_wait", n);
+            }
+            if (n > 0) {
+                runRound(n);
             }
         }
     }
@@ -204,21 +213,30 @@ final class Worker implements Runnable {
         }
     }
 
-    /**
-     * Reaps until the engine has nothing ready, then runs what fired in
-     * deadline order (see Ready). Returns the records read.
-     */
+    /** Reaps until the engine has nothing ready, then runs what fired; returns the records. */
     private int reapAll() {
+        int n = Native.reap(ctx);
+        if (n < 0) {
+            throw Native.error("wheeltimer_reap", n);
+        }
+        return runRound(n);
+    }
+
+    /**
+     * Runs one round: the {@code n} records in the events buffer (from a
+     * reap or a wait) and, if they filled it, those that more reaps find
+     * until the engine has nothing ready, in deadline order (see Ready).
+     * Returns the records read.
+     */
+    private int runRound(int n) {
         int max = Native.eventsMax();
-        for (;;) {
-            int n = Native.reap(ctx);
+        ready.read(events, n);
+        while (n == max) {
+            n = Native.reap(ctx);
             if (n < 0) {
                 throw Native.error("wheeltimer_reap", n);
             }
             ready.read(events, n);
-            if (n < max) {
-                break;
-            }
         }
         int total = ready.count();
         ready.sort();
