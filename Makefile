@@ -65,7 +65,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 .PHONY: all module vm-module deps ksrc selftests check check-vm check-vm32 \
 	check-vm-debug check-kernels selftests32 \
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
-	wheelctl examples check-examples check-demo check-dkms check-deb check-man \
+	wheelctl examples check-examples check-demo check-build check-dkms check-deb check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
 	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
@@ -343,7 +343,7 @@ check:
 	for run in check-wheel check-wheel-fuzz check-lib check-vm \
 		check-vm32 check-vm-debug check-kernels check-fuzz \
 		check-examples check-lib-vm check-java check-java-vm check-demo \
-		check-bench check-dkms check-deb check-man; do \
+		check-bench check-build check-dkms check-deb check-man; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
@@ -397,6 +397,15 @@ check-examples: vm-module wheelctl examples $(BUILD)/examples/runas
 $(BUILD)/examples/runas: tools/fuzz/runas.c
 	@mkdir -p $(@D)
 	@gcc -O2 -Wall -static -o $@ $<
+
+# What a plain `make` does on a real machine, made to happen here: it
+# builds for /lib/modules/$(uname -r)/build, says what to install when that
+# is missing, and never calls apt-get (tools/install/running-kernel-check).
+check-build:
+	@tools/deps build vm-headers
+	@echo "== make for the running kernel"
+	@mkdir -p $(BUILD)
+	@set -o pipefail; tools/install/running-kernel-check | tee $(BUILD)/check-build.log
 
 check-dkms:
 	@tools/deps build vm-headers install
