@@ -119,7 +119,8 @@ struct wt_counters {
  * @eventfd: signalled when records may have become ready, or NULL
  * @expired: the hrtimer expired and what it found due is not collected yet
  * @expired_at: the file's clock when it did, while @expired
- * @expiries: times the hrtimer expired
+ * @expiries: times the file's timer expired: the hrtimer's callback ran, or
+ *	wt_program() found the next expiry due already
  * @mutex: serializes what userspace does, see above
  * @missed: a caller of wt_trylock() was turned away while the mutex was
  *	held; its holder wakes the waiters when it lets go

@@ -24,7 +24,11 @@
  * earliest non-empty slot, and moved only when an entry goes in before the
  * tick it is armed for (ctx->armed). Cancelling or moving timeouts later
  * leaves it alone: at worst it expires once for nothing. Nothing pending
- * means no interrupt after that one.
+ * means no interrupt after that one. What is due already (a deadline in
+ * the past, or the backlog a reader with a small buffer leaves behind, 64
+ * records at a time) needs no hrtimer: wt_program() expires the file's
+ * timer then and there, as the callback would a moment later, without an
+ * interrupt.
  *
  * The callback does O(1) work. As timerfd's, it takes the waitqueue's lock,
  * notes that it expired and when (ctx->expired_at), wakes the waiters and
@@ -220,6 +224,24 @@ u64 wt_due_tick(struct wt_ctx *ctx, u64 now)
 	return tick + 1;
 }
 
+/*
+ * The file's timer expires at the reading @now: what is due then waits to
+ * be collected, stamped @now (the first uncollected expiry's reading), and
+ * the waiters and the eventfd hear of it. Caller holds wqh.lock.
+ */
+static void wt_expire_locked(struct wt_ctx *ctx, u64 now)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+	if (!ctx->expired) {
+		ctx->expired = true;
+		ctx->expired_at = now;
+	}
+	ctx->expiries++;
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
+	if (ctx->eventfd)
+		wt_eventfd_signal(ctx->eventfd);
+}
+
 static void wt_arm(struct wt_ctx *ctx, u64 tick)
 {
 	ktime_t expires = wt_tick_to_host(ctx, tick);
@@ -231,15 +253,16 @@ static void wt_arm(struct wt_ctx *ctx, u64 tick)
 }
 
 /*
- * Make sure the hrtimer fires by the wheel's next expiry: start it if that
- * is earlier than what it is armed for, unless records are ready and the
- * next expiry is a backlog behind them (see "Who re-arms" above). An
- * emptied wheel leaves it armed: it expires once for nothing, which costs
- * less than cancelling it now and starting it again for the next add.
+ * Make sure the file's timer expires by the wheel's next expiry: start the
+ * hrtimer if that is earlier than what it is armed for, or expire at once
+ * if it is due already, unless records are ready and the next expiry is a
+ * backlog behind them (see "Who re-arms" above). An emptied wheel leaves
+ * the hrtimer armed: it expires once for nothing, which costs less than
+ * cancelling it now and starting it again for the next add.
  */
 void wt_program(struct wt_ctx *ctx)
 {
-	u64 tick;
+	u64 tick, now;
 
 	lockdep_assert_held(&ctx->mutex);
 	ctx->reprogram = false;
@@ -252,8 +275,17 @@ void wt_program(struct wt_ctx *ctx)
 		return;
 	if (ctx->nr_ready && tick <= ctx->collected)
 		return;
-	if (tick < ctx->armed)
-		wt_arm(ctx, tick);
+	if (tick >= ctx->armed)
+		return;
+	/* Already due: expire now, not by an interrupt a moment later. */
+	now = wt_now(ctx);
+	if (tick <= wt_tick_now(ctx, now)) {
+		spin_lock_irq(&ctx->wqh.lock);
+		wt_expire_locked(ctx, now);
+		spin_unlock_irq(&ctx->wqh.lock);
+		return;
+	}
+	wt_arm(ctx, tick);
 }
 
 /*
@@ -409,15 +441,7 @@ static enum hrtimer_restart wt_hrtimer_fn(struct hrtimer *timer)
 	unsigned long flags;
 
 	spin_lock_irqsave(&ctx->wqh.lock, flags);
-	/* The first uncollected expiry stamps what it found due. */
-	if (!ctx->expired) {
-		ctx->expired = true;
-		ctx->expired_at = wt_now(ctx);
-	}
-	ctx->expiries++;
-	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
-	if (ctx->eventfd)
-		wt_eventfd_signal(ctx->eventfd);
+	wt_expire_locked(ctx, wt_now(ctx));
 	spin_unlock_irqrestore(&ctx->wqh.lock, flags);
 	/* Re-armed, if at all, by the collection it asks for. */
 	return HRTIMER_NORESTART;

@@ -497,4 +497,71 @@ TEST_F(real, an_emptied_file_fires_once_for_nothing_then_stays_quiet)
 	EXPECT_EQ(0, wt_fdinfo(self->fd, "fired"));
 }
 
+/*
+ * Timeouts already due need no interrupt: adding them expires the file's
+ * timer at once (the eventfd hears of it), and a reader that takes the
+ * backlog 64 records per read() leaves none behind for the hrtimer either.
+ * Each is read once, none before its deadline, and the hrtimer is never
+ * programmed (it was, once per read, before).
+ */
+TEST_F(real, a_backlog_already_due_is_read_without_arming_the_hrtimer)
+{
+	enum { N = 4096, CHUNK = 64 };
+	struct wt_event ev[CHUNK];
+	struct wt_op ops[256];
+	__u64 programs, expiries, count, deadline;
+	static unsigned char seen[N];
+	unsigned int got = 0, i, k;
+	struct pollfd p;
+	int efd, r;
+
+	if (self->fd < 0)
+		return;
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
+	programs = wt_fdinfo(self->fd, "hrtimer_programs");
+	expiries = wt_fdinfo(self->fd, "hrtimer_expiries");
+	/* A resolution and more in the past: due at the reading of the add. */
+	deadline = now(self) - 2 * MSEC;
+	for (k = 0; k < N; k += 256) {
+		memset(ops, 0, sizeof(ops));
+		for (i = 0; i < 256; i++) {
+			ops[i].op = WT_OP_ADD;
+			ops[i].flags = WT_ABSTIME;
+			ops[i].deadline = deadline - (k + i) % 1000;
+			ops[i].cookie = k + i;
+		}
+		ASSERT_EQ(256, wt_batch(self->fd, ops, 256));
+	}
+	/* Due at once: the eventfd and poll() say so, with nothing read. */
+	p = (struct pollfd){ .fd = efd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	ASSERT_EQ(sizeof(count), read(efd, &count, sizeof(count)));
+	EXPECT_LE(1, count);
+	p = (struct pollfd){ .fd = self->fd, .events = POLLIN };
+	ASSERT_EQ(1, poll(&p, 1, 0));
+
+	while (got < N) {
+		r = wt_read(self->fd, ev, CHUNK);
+		ASSERT_LT(0, r) TH_LOG("after %u records: %s", got, strerror(-r));
+		for (i = 0; i < (unsigned int)r; i++) {
+			ASSERT_GT(N, ev[i].cookie);
+			EXPECT_EQ(0, seen[ev[i].cookie]++)
+				TH_LOG("cookie %llu twice", ev[i].cookie);
+			EXPECT_LE(ev[i].deadline, ev[i].fired_at);
+			EXPECT_TRUE(ev[i].flags & WT_EVENT_FINAL);
+		}
+		got += r;
+	}
+	EXPECT_EQ(0, poll(&p, 1, 0));
+	EXPECT_EQ(N, wt_fdinfo(self->fd, "delivered"));
+	EXPECT_EQ(programs, wt_fdinfo(self->fd, "hrtimer_programs"))
+		TH_LOG("%llu programs for %u records read %u at a time",
+		       wt_fdinfo(self->fd, "hrtimer_programs") - programs,
+		       N, CHUNK);
+	EXPECT_LT(expiries, wt_fdinfo(self->fd, "hrtimer_expiries"));
+	close(efd);
+}
+
 TEST_HARNESS_MAIN
