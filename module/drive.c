@@ -224,6 +224,23 @@ u64 wt_due_tick(struct wt_ctx *ctx, u64 now)
 	return tick + 1;
 }
 
+/* Wake the readers and signal the eventfd; caller holds wqh.lock. */
+static void wt_notify_locked(struct wt_ctx *ctx)
+{
+	lockdep_assert_held(&ctx->wqh.lock);
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
+	if (ctx->eventfd)
+		wt_eventfd_signal(ctx->eventfd);
+}
+
+/* The same; caller does not hold wqh.lock. */
+void wt_notify(struct wt_ctx *ctx)
+{
+	spin_lock_irq(&ctx->wqh.lock);
+	wt_notify_locked(ctx);
+	spin_unlock_irq(&ctx->wqh.lock);
+}
+
 /*
  * The file's timer expires at the reading @now: what is due then waits to
  * be collected, stamped @now (the first uncollected expiry's reading), and
@@ -237,9 +254,7 @@ static void wt_expire_locked(struct wt_ctx *ctx, u64 now)
 		ctx->expired_at = now;
 	}
 	ctx->expiries++;
-	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
-	if (ctx->eventfd)
-		wt_eventfd_signal(ctx->eventfd);
+	wt_notify_locked(ctx);
 }
 
 static void wt_arm(struct wt_ctx *ctx, u64 tick)
@@ -371,16 +386,6 @@ void wt_collect(struct wt_ctx *ctx, u64 want)
 		ctx->collected = wt_tick_now(ctx, now);
 out:
 	wt_program(ctx);
-}
-
-/* Wake the readers and signal the eventfd; caller does not hold wqh.lock. */
-void wt_notify(struct wt_ctx *ctx)
-{
-	spin_lock_irq(&ctx->wqh.lock);
-	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
-	if (ctx->eventfd)
-		wt_eventfd_signal(ctx->eventfd);
-	spin_unlock_irq(&ctx->wqh.lock);
 }
 
 /**
