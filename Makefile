@@ -248,7 +248,7 @@ check-vm-debug: debug-module selftests
 OTHER_KERNELS = 6.12-amd64 6.12-rt-amd64
 
 check-kernels: selftests
-	@tools/deps build vm
+	@tools/deps build vm btf
 	@: >$(BUILD)/check-kernels.log; status=0; \
 	for flavour in $(OTHER_KERNELS); do \
 		vars=$$(tools/vm/fetch-kernel $$flavour) || { status=1; continue; }; \
@@ -402,7 +402,7 @@ $(BUILD)/examples/runas: tools/fuzz/runas.c
 # builds for /lib/modules/$(uname -r)/build, says what to install when that
 # is missing, and never calls apt-get (tools/install/running-kernel-check).
 check-build:
-	@tools/deps build vm-headers
+	@tools/deps build vm-headers kmod
 	@echo "== make for the running kernel"
 	@mkdir -p $(BUILD)
 	@set -o pipefail; tools/install/running-kernel-check | tee $(BUILD)/check-build.log
