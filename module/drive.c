@@ -12,7 +12,7 @@
  * the host's, and wt_tick_to_host() converts.
  *
  * Ticks. A deadline D goes in the wheel at tick ceil(D / resolution),
- * moved later within its slack by wheel_apply_slack(); what is due at a
+ * moved later within its slack by wt_wheel_apply_slack(); what is due at a
  * reading N is what the wheel holds up to tick floor(N / resolution). So a
  * timeout is never handed out before its deadline, and with no slack at
  * most one resolution after it, plus the latency of the hrtimer interrupt
@@ -63,7 +63,7 @@
  * forward on its own. Entries already in the wheel are safe; a new one
  * whose tick lies between the reading and the wheel's clock would be taken
  * for due and fire early. So whenever the reading is behind the wheel's
- * clock, wheel_rewind() sets the wheel's clock back to it, in O(1) (see
+ * clock, wt_wheel_rewind() sets the wheel's clock back to it, in O(1) (see
  * wheel.c), before anything is added or collected; ctx->counters.rewinds
  * counts it.
  *
@@ -126,10 +126,13 @@ u64 wt_now(const struct wt_ctx *ctx)
 u64 wt_tick(const struct wt_ctx *ctx, u64 ns, u64 slack)
 {
 	u64 tick = div64_u64(ns + ctx->resolution - 1, ctx->resolution);
+	u64 room;
 
-	if (slack)
-		tick = wheel_apply_slack(tick, min(div64_u64(slack, ctx->resolution),
-						   ctx->last_tick - tick));
+	if (slack) {
+		room = min(div64_u64(slack, ctx->resolution),
+			   ctx->last_tick - tick);
+		tick = wt_wheel_apply_slack(tick, room);
+	}
 	return tick;
 }
 
@@ -177,7 +180,7 @@ static void wt_rewind(struct wt_ctx *ctx, u64 nowtick)
 	lockdep_assert_held(&ctx->mutex);
 	if (nowtick >= ctx->wheel.clk)
 		return;
-	wheel_rewind(&ctx->wheel, nowtick);
+	wt_wheel_rewind(&ctx->wheel, nowtick);
 	wt_count(ctx, rewinds, 1);
 	/* Due entries it made future are re-placed at the next expiry. */
 	ctx->reprogram = true;
@@ -195,7 +198,7 @@ void wt_queue(struct wt_ctx *ctx, struct wt_timer *t, u64 tick)
 	if (tick <= ctx->wheel.clk)
 		wt_rewind(ctx, wt_tick_now(ctx, wt_now(ctx)));
 	t->state = WT_TIMER_QUEUED;
-	wheel_add(&ctx->wheel, &t->entry, tick);
+	wt_wheel_add(&ctx->wheel, &t->entry, tick);
 	if (tick < ctx->armed)
 		ctx->reprogram = true;
 }
@@ -263,7 +266,7 @@ static void wt_arm(struct wt_ctx *ctx, u64 tick)
 
 	ctx->armed = tick;
 	wt_count(ctx, programs, 1);
-	trace_hrtimer_program(ctx->context_id, tick, expires);
+	trace_wheeltimer_hrtimer_program(ctx->context_id, tick, expires);
 	hrtimer_start(&ctx->timer, expires, WT_HRTIMER_MODE);
 }
 
@@ -286,7 +289,7 @@ void wt_program(struct wt_ctx *ctx)
 	/* Not queued: it has expired (or is expiring) since it was armed. */
 	if (!hrtimer_is_queued(&ctx->timer))
 		ctx->armed = WT_UNARMED;
-	if (!wheel_next_expiry(&ctx->wheel, &tick))
+	if (!wt_wheel_next_expiry(&ctx->wheel, &tick))
 		return;
 	if (ctx->nr_ready && tick <= ctx->collected)
 		return;
@@ -315,12 +318,13 @@ static unsigned int __wt_expire(struct wt_ctx *ctx, u64 now, u64 nowtick,
 	unsigned int n = 0;
 
 	lockdep_assert_held(&ctx->mutex);
-	while ((e = wheel_expire(&ctx->wheel, nowtick, budget))) {
+	while ((e = wt_wheel_expire(&ctx->wheel, nowtick, budget))) {
 		t = container_of(e, struct wt_timer, entry);
 		t->state = WT_TIMER_READY;
 		t->ready.fired_at = now;
 		wt_ready_append(ctx, t);
-		trace_expire(ctx->context_id, wt_timer_id(t), t->deadline, now);
+		trace_wheeltimer_expire(ctx->context_id, wt_timer_id(t),
+					t->deadline, now);
 		n++;
 	}
 	wt_count(ctx, fired, n);
@@ -418,7 +422,7 @@ int wt_advance(struct wt_ctx *ctx, u64 target, u64 *expired)
 	for (;;) {
 		budget = WT_COLLECT_SLICE;
 		while (budget) {
-			if (!wheel_next_expiry(&ctx->wheel, &tick) ||
+			if (!wt_wheel_next_expiry(&ctx->wheel, &tick) ||
 			    tick > ttick)
 				goto done;
 			/* tick <= ttick, so tick * resolution <= target */
@@ -491,7 +495,7 @@ void wt_configure(struct wt_ctx *ctx, const struct wt_config *cfg)
 	spin_lock_irq(&ctx->wqh.lock);
 	ctx->expired = false;
 	spin_unlock_irq(&ctx->wqh.lock);
-	wheel_init(&ctx->wheel, wt_tick_now(ctx, wt_now(ctx)));
+	wt_wheel_init(&ctx->wheel, wt_tick_now(ctx, wt_now(ctx)));
 	ctx->collected = ctx->wheel.clk;
 }
 

@@ -86,7 +86,7 @@ static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op, u64 now)
 			return -ENOMEM;
 	}
 
-	wheel_entry_init(&t->entry);
+	wt_wheel_entry_init(&t->entry);
 	t->deadline = deadline;
 	t->cookie = op->cookie;
 	if (periodic) {
@@ -101,7 +101,8 @@ static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op, u64 now)
 	wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
 	wt_count(ctx, added, 1);
 	op->id = wt_timer_id(t);
-	trace_add(ctx->context_id, op->id, deadline, op->period, op->cookie);
+	trace_wheeltimer_add(ctx->context_id, op->id, deadline, op->period,
+			     op->cookie);
 	return WT_STATUS_ADDED;
 }
 
@@ -118,7 +119,7 @@ static int wt_unlink(struct wt_ctx *ctx, struct wt_timer *t, u64 due)
 		wt_count(ctx, withdrawn, 1);
 		return WT_STATUS_WITHDRAWN;
 	}
-	wheel_del(&ctx->wheel, &t->entry);
+	wt_wheel_del(&ctx->wheel, &t->entry);
 	if (t->entry.expires < due) {
 		wt_count(ctx, fired, 1);
 		wt_count(ctx, withdrawn, 1);
@@ -145,7 +146,7 @@ static int wt_op_cancel(struct wt_ctx *ctx, struct wt_op *op, u64 due)
 	status = wt_unlink(ctx, t, due);
 	if (status == WT_STATUS_PENDING)
 		wt_count(ctx, cancelled, 1);
-	trace_cancel(ctx->context_id, op->id, status);
+	trace_wheeltimer_cancel(ctx->context_id, op->id, status);
 	wt_store_put(&ctx->store, t);
 	return status;
 }
@@ -174,7 +175,7 @@ static int wt_op_modify(struct wt_ctx *ctx, struct wt_op *op, u64 now,
 		wt_timer_period(t)->slack = op->slack;
 	wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
 	wt_count(ctx, modified, 1);
-	trace_modify(ctx->context_id, op->id, deadline, status);
+	trace_wheeltimer_modify(ctx->context_id, op->id, deadline, status);
 	return status;
 }
 

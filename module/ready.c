@@ -50,7 +50,7 @@ void wt_ready_del(struct wt_ctx *ctx, struct wt_timer *t)
 				  container_of(node->pprev, struct hlist_node, next);
 	hlist_del(node);
 	/* The same memory serves the wheel next: an entry out of any list. */
-	wheel_entry_init(&t->entry);
+	wt_wheel_entry_init(&t->entry);
 	WRITE_ONCE(ctx->nr_ready, ctx->nr_ready - 1);
 	/* A backlog behind the records may need the hrtimer now. */
 	if (!ctx->nr_ready)
@@ -142,8 +142,9 @@ ssize_t wt_read_records(struct wt_ctx *ctx, struct iov_iter *to, bool *fault)
 		wt_ready_del(ctx, t);
 		wt_count(ctx, delivered, 1);
 		wt_count(ctx, overruns, ev[i].overruns);
-		trace_deliver(ctx->context_id, ev[i].id, ev[i].overruns,
-			      ev[i].flags & WT_EVENT_FINAL);
+		trace_wheeltimer_deliver(ctx->context_id, ev[i].id,
+					 ev[i].overruns,
+					 ev[i].flags & WT_EVENT_FINAL);
 		if (ev[i].flags & WT_EVENT_FINAL) {
 			wt_store_put(&ctx->store, t);
 			continue;

@@ -2,21 +2,21 @@
 /*
  * trace.h - the tracepoints of wheeltimer, in tracefs as events/wheeltimer/
  *
- *	add		a timeout was added: its id, deadline, period, cookie
- *	cancel		a timeout was cancelled: WT_STATUS_PENDING, or
- *			WT_STATUS_WITHDRAWN if its record was withdrawn
- *	modify		a timeout was moved to a new deadline; status as cancel
- *	expire		a timeout's record was queued: deadline, fired_at, and
- *			the lateness fired_at - deadline
- *	deliver		read() copied a record out: overruns, and whether it
- *			was the timeout's last
- *	hrtimer_program	the file's hrtimer was armed: the tick, and the host
- *			clock reading it expires at
+ *	wheeltimer_add		a timeout was added: its id, deadline, period,
+ *				cookie
+ *	wheeltimer_cancel	a timeout was cancelled: WT_STATUS_PENDING, or
+ *				WT_STATUS_WITHDRAWN if its record was withdrawn
+ *	wheeltimer_modify	a timeout was moved to a new deadline; status
+ *				as cancel
+ *	wheeltimer_expire	a timeout's record was queued: deadline,
+ *				fired_at, and the lateness fired_at - deadline
+ *	wheeltimer_deliver	read() copied a record out: overruns, and
+ *				whether it was the timeout's last
+ *	wheeltimer_hrtimer_program	the file's hrtimer was armed: the tick,
+ *				and the host clock reading it expires at
  *
  * Every event names its file by @context, the number fdinfo shows as
  * context_id, and times are ns on the file's clock unless said otherwise.
- * Each event has a class of its own only because an event named "add"
- * cannot have its perf handler named after it (perf_trace_add() exists).
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM wheeltimer
@@ -26,7 +26,7 @@
 
 #include <linux/tracepoint.h>
 
-DECLARE_EVENT_CLASS(wheeltimer_add_class,
+TRACE_EVENT(wheeltimer_add,
 	TP_PROTO(u64 context, u64 id, u64 deadline, u64 period, u64 cookie),
 	TP_ARGS(context, id, deadline, period, cookie),
 	TP_STRUCT__entry(
@@ -48,12 +48,7 @@ DECLARE_EVENT_CLASS(wheeltimer_add_class,
 		  __entry->period, __entry->cookie)
 );
 
-DEFINE_EVENT(wheeltimer_add_class, add,
-	TP_PROTO(u64 context, u64 id, u64 deadline, u64 period, u64 cookie),
-	TP_ARGS(context, id, deadline, period, cookie)
-);
-
-DECLARE_EVENT_CLASS(wheeltimer_cancel_class,
+TRACE_EVENT(wheeltimer_cancel,
 	TP_PROTO(u64 context, u64 id, u32 status),
 	TP_ARGS(context, id, status),
 	TP_STRUCT__entry(
@@ -72,12 +67,7 @@ DECLARE_EVENT_CLASS(wheeltimer_cancel_class,
 						{ WT_STATUS_WITHDRAWN, "withdrawn" }))
 );
 
-DEFINE_EVENT(wheeltimer_cancel_class, cancel,
-	TP_PROTO(u64 context, u64 id, u32 status),
-	TP_ARGS(context, id, status)
-);
-
-DECLARE_EVENT_CLASS(wheeltimer_modify_class,
+TRACE_EVENT(wheeltimer_modify,
 	TP_PROTO(u64 context, u64 id, u64 deadline, u32 status),
 	TP_ARGS(context, id, deadline, status),
 	TP_STRUCT__entry(
@@ -99,12 +89,7 @@ DECLARE_EVENT_CLASS(wheeltimer_modify_class,
 				   { WT_STATUS_WITHDRAWN, "withdrawn" }))
 );
 
-DEFINE_EVENT(wheeltimer_modify_class, modify,
-	TP_PROTO(u64 context, u64 id, u64 deadline, u32 status),
-	TP_ARGS(context, id, deadline, status)
-);
-
-DECLARE_EVENT_CLASS(wheeltimer_expire_class,
+TRACE_EVENT(wheeltimer_expire,
 	TP_PROTO(u64 context, u64 id, u64 deadline, u64 fired_at),
 	TP_ARGS(context, id, deadline, fired_at),
 	TP_STRUCT__entry(
@@ -126,12 +111,7 @@ DECLARE_EVENT_CLASS(wheeltimer_expire_class,
 		  __entry->fired_at, __entry->lateness)
 );
 
-DEFINE_EVENT(wheeltimer_expire_class, expire,
-	TP_PROTO(u64 context, u64 id, u64 deadline, u64 fired_at),
-	TP_ARGS(context, id, deadline, fired_at)
-);
-
-DECLARE_EVENT_CLASS(wheeltimer_deliver_class,
+TRACE_EVENT(wheeltimer_deliver,
 	TP_PROTO(u64 context, u64 id, u64 overruns, bool final),
 	TP_ARGS(context, id, overruns, final),
 	TP_STRUCT__entry(
@@ -151,12 +131,7 @@ DECLARE_EVENT_CLASS(wheeltimer_deliver_class,
 		  __entry->final)
 );
 
-DEFINE_EVENT(wheeltimer_deliver_class, deliver,
-	TP_PROTO(u64 context, u64 id, u64 overruns, bool final),
-	TP_ARGS(context, id, overruns, final)
-);
-
-DECLARE_EVENT_CLASS(wheeltimer_hrtimer_class,
+TRACE_EVENT(wheeltimer_hrtimer_program,
 	TP_PROTO(u64 context, u64 tick, s64 expires),
 	TP_ARGS(context, tick, expires),
 	TP_STRUCT__entry(
@@ -171,11 +146,6 @@ DECLARE_EVENT_CLASS(wheeltimer_hrtimer_class,
 	),
 	TP_printk("context=%llu tick=%llu expires=%lld", __entry->context,
 		  __entry->tick, __entry->expires)
-);
-
-DEFINE_EVENT(wheeltimer_hrtimer_class, hrtimer_program,
-	TP_PROTO(u64 context, u64 tick, s64 expires),
-	TP_ARGS(context, tick, expires)
 );
 
 #endif /* _WHEELTIMER_TRACE_H */

@@ -8,9 +8,9 @@
  * reading divided by its resolution. A u64 of nanoseconds lasts for 584
  * years, so the tick counter never wraps and no comparison here has to be
  * modular; U64_MAX is an ordinary, legal tick. The wheel's own clock, @clk,
- * is the tick up to which everything due has been found. wheel_expire()
+ * is the tick up to which everything due has been found. wt_wheel_expire()
  * moves it forward, when asked to look at a later tick; only
- * wheel_rewind() moves it back, for a caller whose clock stepped back.
+ * wt_wheel_rewind() moves it back, for a caller whose clock stepped back.
  *
  * Geometry
  * --------
@@ -81,14 +81,14 @@
  * now shares digit L with @clk, so it lands in a lower level, or on the due
  * list. So an entry moves at most once per level on its way down, at most
  * ten times in all, and an entry with no slack is handed out by the first
- * wheel_expire() whose @now reaches its tick, never earlier and, given
+ * wt_wheel_expire() whose @now reaches its tick, never earlier and, given
  * enough budget, never later: the lateness is zero ticks, which the caller
  * turns into "within one resolution" by rounding a deadline up to a tick.
  *
  * Most timeouts are cancelled long before their slot comes up; those are
- * never touched again after wheel_add(). The cost falls on the ones that
+ * never touched again after wt_wheel_add(). The cost falls on the ones that
  * fire: a tickless caller wakes at each slot start on an entry's way down
- * (they are what wheel_next_expiry() reports), so in a sparse wheel an
+ * (they are what wt_wheel_next_expiry() reports), so in a sparse wheel an
  * entry placed at level L may cost L + 1 wake-ups where a heap would cost
  * one: up to seven for anything within 50 days at one microsecond per
  * tick, eleven at most. In a busy wheel the wake-ups are shared by the
@@ -96,7 +96,7 @@
  *
  * A clock that steps back
  * -----------------------
- * wheel_rewind(w, now) with now < @clk makes the wheel's clock @now and
+ * wt_wheel_rewind(w, now) with now < @clk makes the wheel's clock @now and
  * keeps the invariant exact, at a cost bounded by the number of slots
  * (WHEEL_LEVELS * WHEEL_LVL_SIZE list splices at most), whatever the number
  * of entries. Let C be the old clock, N = now < C, and H the highest digit
@@ -121,23 +121,23 @@
  *
  * The due list is left as it is. It may now hold entries whose tick is
  * after N: added behind C, or left from a slot cascaded in part.
- * wheel_expire() takes the due list's entries off one by one, as it does
+ * wt_wheel_expire() takes the due list's entries off one by one, as it does
  * a cascading slot's, and places again those not due at the clock, so
- * none is handed out before its tick; meanwhile wheel_next_expiry()
+ * none is handed out before its tick; meanwhile wt_wheel_next_expiry()
  * reports N, which is early but never late. Entries with a tick at or
  * before N stay due and are handed out at N. That re-placing is the only
  * work of a rewind proportional to the number of entries, and it is
- * charged to the budget of the wheel_expire() calls that do it, like any
+ * charged to the budget of the wt_wheel_expire() calls that do it, like any
  * cascade; so are the cascades, over again, of the entries moved up to
  * level H, when the clock comes forward again.
  *
  * Bounded work
  * ------------
- * wheel_expire() charges one unit of the caller's budget for each entry it
+ * wt_wheel_expire() charges one unit of the caller's budget for each entry it
  * takes off the due list, whether it hands the entry out or places it
  * again, and stops when the budget is spent. A slot holding a million
  * entries is therefore cascaded in slices: the rest of it stays on the due
- * list, where wheel_next_expiry() reports it as due "now", and the caller
+ * list, where wt_wheel_next_expiry() reports it as due "now", and the caller
  * comes back for more. Splicing a slot onto the due list is O(1) whatever
  * its size. Between two rewinds an entry costs at most WHEEL_LEVELS units
  * (ten placements and the hand-out), plus one if a rewind left it on the
@@ -145,7 +145,7 @@
  *
  * Slack
  * -----
- * wheel_apply_slack() moves a deadline, within the caller's slack, to the
+ * wt_wheel_apply_slack() moves a deadline, within the caller's slack, to the
  * tick with the most trailing zero bits. Such a tick is the start of a
  * coarse slot, so the entry is handed out straight from that slot with few
  * or no cascades, and entries with overlapping slack windows tend to meet
@@ -162,17 +162,17 @@
  *
  * Costs
  * -----
- * wheel_add(), wheel_del() and wheel_modify() are O(1). wheel_del() needs
- * no level or slot number in the entry: an entry alone in its list has
- * both neighbours at the list's head (node.next == node.prev); if that
- * head lies inside @slots, its address gives the slot whose @occupied bit
- * to clear; otherwise the slot stays non-empty and its bit stays set. That
- * keeps an entry at 24 bytes (a list_head and the tick).
- * wheel_next_expiry() is O(WHEEL_LEVELS). wheel_expire() is O(WHEEL_LEVELS)
- * plus the budget it is given. wheel_rewind() is O(WHEEL_LEVELS *
- * WHEEL_LVL_SIZE) at worst and makes one splice per non-empty slot below
- * level H. The wheel itself is about 11 KiB, almost all of it the 704 slot
- * heads.
+ * wt_wheel_add(), wt_wheel_del() and wt_wheel_modify() are O(1).
+ * wt_wheel_del() needs no level or slot number in the entry: an entry
+ * alone in its list has both neighbours at the list's head (node.next ==
+ * node.prev); if that head lies inside @slots, its address gives the slot
+ * whose @occupied bit to clear; otherwise the slot stays non-empty and its
+ * bit stays set. That keeps an entry at 24 bytes (a list_head and the
+ * tick). wt_wheel_next_expiry() is O(WHEEL_LEVELS). wt_wheel_expire() is
+ * O(WHEEL_LEVELS) plus the budget it is given. wt_wheel_rewind() is
+ * O(WHEEL_LEVELS * WHEEL_LVL_SIZE) at worst and makes one splice per
+ * non-empty slot below level H. The wheel itself is about 11 KiB, almost
+ * all of it the 704 slot heads.
  *
  * None of this takes locks, allocates, sleeps or knows what a tick means:
  * the caller serializes all calls on one wheel and owns the entries'
@@ -297,11 +297,11 @@ static void wheel_unlink(struct wheel *w, struct wheel_entry *e)
 }
 
 /**
- * wheel_init() - initialize an empty wheel
+ * wt_wheel_init() - initialize an empty wheel
  * @w: the wheel
  * @now: the current tick; entries at or before it are due at once
  */
-void wheel_init(struct wheel *w, u64 now)
+void wt_wheel_init(struct wheel *w, u64 now)
 {
 	unsigned int l, i;
 
@@ -316,18 +316,18 @@ void wheel_init(struct wheel *w, u64 now)
 }
 
 /**
- * wheel_add() - queue an entry
+ * wt_wheel_add() - queue an entry
  * @w: the wheel
- * @e: an entry that is not in any wheel (wheel_entry_init() or handed out)
+ * @e: an entry that is not in any wheel (wt_wheel_entry_init() or handed out)
  * @expires: the tick at or after which @e is handed out; any u64, including
- *	ticks in the past (due at the next wheel_expire()) and U64_MAX
+ *	ticks in the past (due at the next wt_wheel_expire()) and U64_MAX
  *
  * O(1). Adding an entry that is still pending is a bug; it is warned about
- * and treated as wheel_modify().
+ * and treated as wt_wheel_modify().
  */
-void wheel_add(struct wheel *w, struct wheel_entry *e, u64 expires)
+void wt_wheel_add(struct wheel *w, struct wheel_entry *e, u64 expires)
 {
-	if (WARN_ON_ONCE(wheel_entry_pending(e)))
+	if (WARN_ON_ONCE(wt_wheel_entry_pending(e)))
 		wheel_unlink(w, e);
 	e->expires = expires;
 	wheel_place(w, e);
@@ -335,7 +335,7 @@ void wheel_add(struct wheel *w, struct wheel_entry *e, u64 expires)
 }
 
 /**
- * wheel_del() - cancel an entry
+ * wt_wheel_del() - cancel an entry
  * @w: the wheel
  * @e: the entry
  *
@@ -343,47 +343,47 @@ void wheel_add(struct wheel *w, struct wheel_entry *e, u64 expires)
  *
  * Return: true if @e was in the wheel and has been removed, false if it was
  * not in the wheel (never added, already cancelled, or already handed out
- * by wheel_expire() or wheel_drain()).
+ * by wt_wheel_expire() or wt_wheel_drain()).
  */
-bool wheel_del(struct wheel *w, struct wheel_entry *e)
+bool wt_wheel_del(struct wheel *w, struct wheel_entry *e)
 {
-	if (!wheel_entry_pending(e))
+	if (!wt_wheel_entry_pending(e))
 		return false;
 	wheel_unlink(w, e);
 	return true;
 }
 
 /**
- * wheel_modify() - move an entry to a new tick
+ * wt_wheel_modify() - move an entry to a new tick
  * @w: the wheel
  * @e: the entry, pending or not
- * @expires: the new tick, as for wheel_add()
+ * @expires: the new tick, as for wt_wheel_add()
  *
- * O(1): wheel_del() followed by wheel_add(). The new tick may be earlier or
- * later than the old one, and before the wheel's clock.
+ * O(1): wt_wheel_del() followed by wt_wheel_add(). The new tick may be
+ * earlier or later than the old one, and before the wheel's clock.
  */
-void wheel_modify(struct wheel *w, struct wheel_entry *e, u64 expires)
+void wt_wheel_modify(struct wheel *w, struct wheel_entry *e, u64 expires)
 {
-	wheel_del(w, e);
-	wheel_add(w, e, expires);
+	wt_wheel_del(w, e);
+	wt_wheel_add(w, e, expires);
 }
 
 /**
- * wheel_next_expiry() - when the wheel may next have something to hand out
+ * wt_wheel_next_expiry() - when the wheel may next have something to hand out
  * @w: the wheel
  * @tick: set to that tick when the wheel is not empty
  *
  * The answer is the wheel's clock if entries are waiting on the due list
  * (already due, a slot cascaded only in part because the budget ran out,
- * or entries a wheel_rewind() left there), otherwise the start of the
+ * or entries a wt_wheel_rewind() left there), otherwise the start of the
  * earliest non-empty slot. It is never later than the earliest pending
- * entry's tick, and may be earlier: at that tick wheel_expire() may only
+ * entry's tick, and may be earlier: at that tick wt_wheel_expire() may only
  * cascade a coarse slot and report the next tick to wait for.
  * O(WHEEL_LEVELS).
  *
  * Return: false if the wheel holds no entries.
  */
-bool wheel_next_expiry(const struct wheel *w, u64 *tick)
+bool wt_wheel_next_expiry(const struct wheel *w, u64 *tick)
 {
 	unsigned int lvl, idx;
 
@@ -401,29 +401,29 @@ bool wheel_next_expiry(const struct wheel *w, u64 *tick)
 }
 
 /**
- * wheel_expire() - hand out one entry that is due at @now
+ * wt_wheel_expire() - hand out one entry that is due at @now
  * @w: the wheel
  * @now: the current tick; earlier than the wheel's clock, nothing happens
- *	(a caller whose clock stepped back calls wheel_rewind() first)
+ *	(a caller whose clock stepped back calls wt_wheel_rewind() first)
  * @budget: entries this call may still take off the due list; decremented
  *	for each, whether handed out or placed again at a lower level
  *
  * Advances the wheel's clock towards @now, cascading the slots it reaches,
  * until it finds an entry whose tick is at or before the clock, and hands
  * it out: the entry is unlinked and no longer counted, and a later
- * wheel_del() on it returns false. Call it in a loop until it returns NULL.
+ * wt_wheel_del() on it returns false. Call it in a loop until it returns NULL.
  *
  * Entries come out in tick order; within one tick in no particular order.
  * An entry is never handed out before @now reaches its tick. Once a call
  * returns NULL with budget left, no entry with a tick at or before @now
  * remains in the wheel. When the budget runs out first, the unfinished work
- * stays on the due list and wheel_next_expiry() reports it as due at once.
+ * stays on the due list and wt_wheel_next_expiry() reports it as due at once.
  *
  * Return: an entry that is due, or NULL if none is due at @now or *@budget
  * reached zero.
  */
-struct wheel_entry *wheel_expire(struct wheel *w, u64 now,
-				 unsigned int *budget)
+struct wheel_entry *wt_wheel_expire(struct wheel *w, u64 now,
+				    unsigned int *budget)
 {
 	struct wheel_entry *e;
 	unsigned int lvl, idx;
@@ -465,24 +465,24 @@ struct wheel_entry *wheel_expire(struct wheel *w, u64 now,
 }
 
 /**
- * wheel_rewind() - move the wheel's clock back, for a clock that stepped back
+ * wt_wheel_rewind() - set the wheel's clock back, for a clock that stepped back
  * @w: the wheel
  * @now: the caller's current tick
  *
  * If @now is before the wheel's clock, the clock becomes @now: entries with
  * a tick at or before @now are due at once, and every other one is handed
  * out when the clock reaches its tick, as if it had been added at @now.
- * If @now is at or after the wheel's clock, nothing happens (wheel_expire()
+ * If @now is at or after the wheel's clock, nothing happens (wt_wheel_expire()
  * moves the clock forward).
  *
  * O(WHEEL_LEVELS * WHEEL_LVL_SIZE) at worst, whatever the number of
  * entries: one list splice per non-empty slot below the highest digit in
  * which the two clocks differ (see the top of this file for why that
  * keeps every placement exact). Entries that were waiting on the due list
- * and are not due at @now stay there until wheel_expire() places them
- * again, one budget unit each; meanwhile wheel_next_expiry() reports @now.
+ * and are not due at @now stay there until wt_wheel_expire() places them
+ * again, one budget unit each; meanwhile wt_wheel_next_expiry() reports @now.
  */
-void wheel_rewind(struct wheel *w, u64 now)
+void wt_wheel_rewind(struct wheel *w, u64 now)
 {
 	struct list_head *dst;
 	unsigned int h, l, i, idx;
@@ -509,7 +509,7 @@ void wheel_rewind(struct wheel *w, u64 now)
 }
 
 /**
- * wheel_drain() - take any entry out of the wheel, for teardown
+ * wt_wheel_drain() - take any entry out of the wheel, for teardown
  * @w: the wheel
  *
  * Removes entries regardless of their ticks: the due list first, then the
@@ -517,7 +517,7 @@ void wheel_rewind(struct wheel *w, u64 now)
  *
  * Return: an entry no longer in the wheel, or NULL once the wheel is empty.
  */
-struct wheel_entry *wheel_drain(struct wheel *w)
+struct wheel_entry *wt_wheel_drain(struct wheel *w)
 {
 	struct list_head *head = NULL;
 	struct wheel_entry *e;
@@ -542,7 +542,7 @@ struct wheel_entry *wheel_drain(struct wheel *w)
 }
 
 /**
- * wheel_apply_slack() - pick the coarsest tick within a slack window
+ * wt_wheel_apply_slack() - pick the coarsest tick within a slack window
  * @expires: the earliest acceptable tick
  * @slack: how many ticks later the entry may be handed out
  *
@@ -554,7 +554,7 @@ struct wheel_entry *wheel_drain(struct wheel *w)
  *
  * Return: a tick in the window, never less than @expires.
  */
-u64 wheel_apply_slack(u64 expires, u64 slack)
+u64 wt_wheel_apply_slack(u64 expires, u64 slack)
 {
 	u64 limit, low;
 	int bit;

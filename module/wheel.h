@@ -7,7 +7,7 @@
  * before their tick comes and never after it has passed, in slices whose
  * size the caller bounds. Every u64 tick has a slot (eleven levels of 64),
  * and a caller whose clock steps back moves the wheel's clock back with
- * wheel_rewind(), at a cost that does not depend on the number of entries.
+ * wt_wheel_rewind(), at a cost that does not depend on the number of entries.
  * It knows nothing of files, locks, hrtimers or uaccess: the caller
  * serializes every call and decides what a tick is. That keeps this file
  * and wheel.c compilable in userspace, where tools/testing/wheel checks
@@ -37,11 +37,11 @@
  *	the entry is not in the wheel
  * @expires: the tick at which the entry becomes due
  *
- * An entry must go through wheel_entry_init() before its first wheel_add(),
+ * An entry must go through wt_wheel_entry_init() before its first wt_wheel_add(),
  * and again whenever its memory has served another purpose since it left
  * the wheel: zeroed memory, or a node overwritten by another list, does not
- * read as "not pending". Leaving the wheel (wheel_del(), wheel_expire(),
- * wheel_drain()) leaves it initialized.
+ * read as "not pending". Leaving the wheel (wt_wheel_del(), wt_wheel_expire(),
+ * wt_wheel_drain()) leaves it initialized.
  */
 struct wheel_entry {
 	struct list_head node;
@@ -51,12 +51,12 @@ struct wheel_entry {
 /**
  * struct wheel - the wheel itself; the caller provides the storage and the lock
  * @clk: the wheel's current tick. Every entry with @expires <= @clk has been
- *	handed out or waits on @due. wheel_expire() moves it forward, and
- *	wheel_rewind() back, for a clock that steps back
+ *	handed out or waits on @due. wt_wheel_expire() moves it forward, and
+ *	wt_wheel_rewind() back, for a clock that steps back
  * @count: entries in the wheel (pending, not yet handed out)
  * @occupied: per level, bit n set when slot n of that level is non-empty
  * @due: entries of the slot being opened, entries added already due, and
- *	after wheel_rewind() possibly entries due only later; while
+ *	after wt_wheel_rewind() possibly entries due only later; while
  *	non-empty, the wheel's next event is @clk itself
  * @slots: WHEEL_LEVELS levels of WHEEL_LVL_SIZE slots
  */
@@ -68,23 +68,23 @@ struct wheel {
 	struct list_head slots[WHEEL_LEVELS][WHEEL_LVL_SIZE];
 };
 
-void wheel_init(struct wheel *w, u64 now);
-void wheel_add(struct wheel *w, struct wheel_entry *e, u64 expires);
-bool wheel_del(struct wheel *w, struct wheel_entry *e);
-void wheel_modify(struct wheel *w, struct wheel_entry *e, u64 expires);
-bool wheel_next_expiry(const struct wheel *w, u64 *tick);
-struct wheel_entry *wheel_expire(struct wheel *w, u64 now,
-				 unsigned int *budget);
-struct wheel_entry *wheel_drain(struct wheel *w);
-u64 wheel_apply_slack(u64 expires, u64 slack);
-void wheel_rewind(struct wheel *w, u64 now);
+void wt_wheel_init(struct wheel *w, u64 now);
+void wt_wheel_add(struct wheel *w, struct wheel_entry *e, u64 expires);
+bool wt_wheel_del(struct wheel *w, struct wheel_entry *e);
+void wt_wheel_modify(struct wheel *w, struct wheel_entry *e, u64 expires);
+bool wt_wheel_next_expiry(const struct wheel *w, u64 *tick);
+struct wheel_entry *wt_wheel_expire(struct wheel *w, u64 now,
+				    unsigned int *budget);
+struct wheel_entry *wt_wheel_drain(struct wheel *w);
+u64 wt_wheel_apply_slack(u64 expires, u64 slack);
+void wt_wheel_rewind(struct wheel *w, u64 now);
 
-static inline void wheel_entry_init(struct wheel_entry *e)
+static inline void wt_wheel_entry_init(struct wheel_entry *e)
 {
 	INIT_LIST_HEAD(&e->node);
 }
 
-static inline bool wheel_entry_pending(const struct wheel_entry *e)
+static inline bool wt_wheel_entry_pending(const struct wheel_entry *e)
 {
 	return !list_empty(&e->node);
 }

@@ -260,34 +260,38 @@ TEST_F(observe, tracepoints_show_a_known_sequence)
 
 	n = trace_events(ctx, lines, 32);
 	ASSERT_EQ(9, n);
-	EXPECT_EVENT(lines[0], "add", "id=%#llx deadline=5000000 period=0 cookie=0x7",
+	EXPECT_EVENT(lines[0], "wheeltimer_add",
+		     "id=%#llx deadline=5000000 period=0 cookie=0x7",
 		     (unsigned long long)a);
-	EXPECT_EVENT(lines[1], "add", "id=%#llx deadline=10000000 cookie=0x8",
+	EXPECT_EVENT(lines[1], "wheeltimer_add",
+		     "id=%#llx deadline=10000000 cookie=0x8",
 		     (unsigned long long)b);
-	EXPECT_EVENT(lines[2], "add", "id=%#llx deadline=20000000 cookie=0x9",
+	EXPECT_EVENT(lines[2], "wheeltimer_add",
+		     "id=%#llx deadline=20000000 cookie=0x9",
 		     (unsigned long long)c);
-	EXPECT_EVENT(lines[3], "cancel", "id=%#llx status=pending",
+	EXPECT_EVENT(lines[3], "wheeltimer_cancel", "id=%#llx status=pending",
 		     (unsigned long long)c);
-	EXPECT_EVENT(lines[4], "modify", "id=%#llx deadline=3000000 status=pending",
+	EXPECT_EVENT(lines[4], "wheeltimer_modify",
+		     "id=%#llx deadline=3000000 status=pending",
 		     (unsigned long long)b);
 	/* Fired in deadline order, at their ticks: no lateness. */
-	EXPECT_EVENT(lines[5], "expire",
+	EXPECT_EVENT(lines[5], "wheeltimer_expire",
 		     "id=%#llx deadline=3000000 fired_at=3000000 lateness=0",
 		     (unsigned long long)b);
-	EXPECT_EVENT(lines[6], "expire",
+	EXPECT_EVENT(lines[6], "wheeltimer_expire",
 		     "id=%#llx deadline=5000000 fired_at=5000000 lateness=0",
 		     (unsigned long long)a);
-	EXPECT_EVENT(lines[7], "deliver", "id=%#llx overruns=0 final=1",
+	EXPECT_EVENT(lines[7], "wheeltimer_deliver", "id=%#llx overruns=0 final=1",
 		     (unsigned long long)b);
-	EXPECT_EVENT(lines[8], "deliver", "id=%#llx overruns=0 final=1",
+	EXPECT_EVENT(lines[8], "wheeltimer_deliver", "id=%#llx overruns=0 final=1",
 		     (unsigned long long)a);
 
 	n = trace_events(ctx2, lines, 32);
 	ASSERT_LE(4, n);
-	EXPECT_EVENT(lines[0], "add", "id=%#llx", (unsigned long long)d);
-	EXPECT_EVENT(lines[1], "hrtimer_program", "%s", "");
-	EXPECT_EVENT(lines[n - 2], "expire", "id=%#llx", (unsigned long long)d);
-	EXPECT_EVENT(lines[n - 1], "deliver", "id=%#llx final=1",
+	EXPECT_EVENT(lines[0], "wheeltimer_add", "id=%#llx", (unsigned long long)d);
+	EXPECT_EVENT(lines[1], "wheeltimer_hrtimer_program", "%s", "");
+	EXPECT_EVENT(lines[n - 2], "wheeltimer_expire", "id=%#llx", (unsigned long long)d);
+	EXPECT_EVENT(lines[n - 1], "wheeltimer_deliver", "id=%#llx final=1",
 		     (unsigned long long)d);
 }
 

@@ -10,7 +10,7 @@
  * module/device.c says holds here too:
  *
  *  - Ticks: a deadline D goes in the wheel at tick ceil(D / resolution),
- *    moved later within its slack by wheel_apply_slack(); what is due is
+ *    moved later within its slack by wt_wheel_apply_slack(); what is due is
  *    asked for at tick floor(now / resolution). So nothing fires before
  *    its deadline, and with zero slack nothing waits in the wheel for more
  *    than one resolution after it. A deadline whose tick would start after
@@ -29,7 +29,7 @@
  *    one due tick to the next; records carry the tick they fired at.
  *  - A clock that reads behind the wheel's (CLOCK_REALTIME set back, or a
  *    virtual CLOCK_REALTIME clock set back) sets the wheel's clock back
- *    with wheel_rewind() before anything is added or collected, so that a
+ *    with wt_wheel_rewind() before anything is added or collected, so that a
  *    new timeout is never taken for due early; "rewinds" counts it.
  *
  * Where it differs, because it has no interrupt of its own: due timeouts
@@ -104,7 +104,7 @@ enum wtp_state {
  * @hdr: its id's generation, for the store
  * @entry: its place in the wheel, while queued
  * @link: while ready, its place on the ready list, over @entry's node (so
- *	@entry goes through wheel_entry_init() before it is queued again)
+ *	@entry goes through wt_wheel_entry_init() before it is queued again)
  * @link.next: the next ready timeout, NULL for the last
  * @link.prev: the previous one, NULL for the first
  * @deadline: the deadline that fires next (queued) or fired (ready), in ns
@@ -234,8 +234,8 @@ static uint64_t wtp_tick(const struct wtp *e, uint64_t ns, uint64_t slack)
 	uint64_t room = e->last_tick - tick;
 
 	if (slack)
-		tick = wheel_apply_slack(tick, slack / e->resolution < room ?
-					 slack / e->resolution : room);
+		tick = wt_wheel_apply_slack(tick, slack / e->resolution < room ?
+					    slack / e->resolution : room);
 	return tick;
 }
 
@@ -335,7 +335,7 @@ static void wtp_program(struct wtp *e)
 
 	e->reprogram = false;
 	if (!ready && !wtp_is_virtual(e) &&
-	    wheel_next_expiry(&e->wheel, &tick)) {
+	    wt_wheel_next_expiry(&e->wheel, &tick)) {
 		if (tick <= wtp_tick_now(e, wtp_now(e)))
 			ready = true;
 		else if (tick < e->armed)
@@ -349,7 +349,7 @@ static void wtp_rewind(struct wtp *e, uint64_t nowtick)
 {
 	if (nowtick >= e->wheel.clk)
 		return;
-	wheel_rewind(&e->wheel, nowtick);
+	wt_wheel_rewind(&e->wheel, nowtick);
 	e->stats.rewinds++;
 	/* Due entries it made future are placed again at the next expiry. */
 	e->reprogram = true;
@@ -362,8 +362,8 @@ static void wtp_queue(struct wtp *e, struct wtp_timer *t, uint64_t tick)
 	if (tick <= e->wheel.clk)
 		wtp_rewind(e, wtp_tick_now(e, wtp_now(e)));
 	t->state = WTP_QUEUED;
-	wheel_entry_init(&t->entry);
-	wheel_add(&e->wheel, &t->entry, tick);
+	wt_wheel_entry_init(&t->entry);
+	wt_wheel_add(&e->wheel, &t->entry, tick);
 	if (tick < e->armed)
 		e->reprogram = true;
 }
@@ -441,7 +441,7 @@ static int wtp_unlink(struct wtp *e, struct wtp_timer *t, uint64_t due)
 		e->stats.withdrawn++;
 		return WT_STATUS_WITHDRAWN;
 	}
-	wheel_del(&e->wheel, &t->entry);
+	wt_wheel_del(&e->wheel, &t->entry);
 	if (t->entry.expires < due) {
 		e->stats.fired++;
 		e->stats.withdrawn++;
@@ -560,7 +560,7 @@ static void wtp_collect(struct wtp *e, uint64_t now, uint64_t nowtick,
 	struct wtp_timer *t;
 
 	while (e->nr_ready < want &&
-	       (ent = wheel_expire(&e->wheel, nowtick, &budget))) {
+	       (ent = wt_wheel_expire(&e->wheel, nowtick, &budget))) {
 		t = container_of(ent, struct wtp_timer, entry);
 		t->fired_at = now;
 		wtp_ready_append(e, t);
@@ -651,12 +651,12 @@ static uint64_t wtp_walk(struct wtp *e, uint64_t target)
 	struct wtp_timer *t;
 	unsigned int budget;
 
-	while (wheel_next_expiry(&e->wheel, &tick) && tick <= ttick) {
+	while (wt_wheel_next_expiry(&e->wheel, &tick) && tick <= ttick) {
 		/* tick <= ttick, so tick * resolution <= target */
 		if (tick * e->resolution > e->vnow)
 			e->vnow = tick * e->resolution;
 		budget = UINT_MAX;
-		while ((ent = wheel_expire(&e->wheel, tick, &budget))) {
+		while ((ent = wt_wheel_expire(&e->wheel, tick, &budget))) {
 			t = container_of(ent, struct wtp_timer, entry);
 			t->fired_at = e->vnow;
 			wtp_ready_append(e, t);
@@ -875,7 +875,7 @@ static int wtp_configure(struct wheeltimer *wt, struct wt_config *cfg)
 	e->vnow = 0;
 	e->armed = WTP_UNARMED;
 	e->reprogram = false;
-	wheel_init(&e->wheel, wtp_tick_now(e, wtp_now(e)));
+	wt_wheel_init(&e->wheel, wtp_tick_now(e, wtp_now(e)));
 	return 0;
 }
 

@@ -43,8 +43,8 @@
  *  instr  instructions per operation, counted by valgrind's callgrind:
  *         the benchmark re-runs itself under callgrind (--instr-child) and
  *         reads, from a dump per timed batch, the inclusive cost of the
- *         calls into the API (wheel_add ... heap_pop; for expire also
- *         wheel_next_expiry; the driver's inline heap_peek is not counted).
+ *         calls into the API (wt_wheel_add ... heap_pop; for expire also
+ *         wt_wheel_next_expiry; the driver's inline heap_peek is not counted).
  *         Independent of caches and deterministic. Not at 10M: the fill
  *         and the drain alone would take minutes under callgrind.
  *
@@ -532,7 +532,7 @@ static void wheel_pre(struct run *r, const struct wheel *w,
 		      const struct wheel_entry *e)
 {
 	touched(r, e);
-	if (wheel_entry_pending(e)) {
+	if (wt_wheel_entry_pending(e)) {
 		wheel_neighbour(r, w, e->node.next);
 		wheel_neighbour(r, w, e->node.prev);
 	}
@@ -541,7 +541,7 @@ static void wheel_pre(struct run *r, const struct wheel *w,
 static void wheel_post(struct run *r, const struct wheel *w,
 		       const struct wheel_entry *e)
 {
-	if (wheel_entry_pending(e)) {
+	if (wt_wheel_entry_pending(e)) {
 		wheel_neighbour(r, w, e->node.next);
 		wheel_neighbour(r, w, e->node.prev);
 	}
@@ -576,17 +576,17 @@ static void heap_path(struct run *r, const struct heap *h, u32 i)
 static inline void w_del(void *q, void *e, u64 t)
 {
 	(void)t;
-	wheel_del(q, e);
+	wt_wheel_del(q, e);
 }
 
 static inline void w_add(void *q, void *e, u64 t)
 {
-	wheel_add(q, e, t);
+	wt_wheel_add(q, e, t);
 }
 
 static inline void w_mod(void *q, void *e, u64 t)
 {
-	wheel_modify(q, e, t);
+	wt_wheel_modify(q, e, t);
 }
 
 static inline void w_pre(struct run *r, void *q, u32 k, void *e)
@@ -674,22 +674,22 @@ static void bench_wheel(enum mode mode, u32 n, struct result *res)
 	double v = 0;
 
 	run_init(&r, mode, n, sizeof(*e), "wheel");
-	wheel_init(w, 0);
+	wt_wheel_init(w, 0);
 	for (i = 0; i < n; i++) {
-		wheel_entry_init(entry(&r, i));
-		wheel_add(w, entry(&r, i), random_tick(0));
+		wt_wheel_entry_init(entry(&r, i));
+		wt_wheel_add(w, entry(&r, i), random_tick(0));
 	}
 
 	for (o = 0; o < 2; o++) {
 		run_order(&r, o);
 		for (k = 0, p = 0; k < r.rounds; k++, p = (p + r.batch) % n) {
-			timed(&r, CANCEL, k, p, "cancel", "wheel_del", w,
+			timed(&r, CANCEL, k, p, "cancel", "wt_wheel_del", w,
 			      w_del, w_pre, w_post);
 			fresh_ticks(&r);
-			timed(&r, ADD, k, p, "add", "wheel_add", w,
+			timed(&r, ADD, k, p, "add", "wt_wheel_add", w,
 			      w_add, w_pre, w_post);
 			fresh_ticks(&r);
-			timed(&r, MODIFY, k, p, "modify", "wheel_modify", w,
+			timed(&r, MODIFY, k, p, "modify", "wt_wheel_modify", w,
 			      w_mod, w_pre, w_post);
 		}
 		for (i = ADD; i <= MODIFY; i++)
@@ -706,13 +706,13 @@ static void bench_wheel(enum mode mode, u32 n, struct result *res)
 	while (more) {
 		stop = U64_MAX;
 		phase_begin(&r);
-		while (out < stop && (more = wheel_next_expiry(w, &t))) {
+		while (out < stop && (more = wt_wheel_next_expiry(w, &t))) {
 			budget = 64;
-			while ((e = wheel_expire(w, t, &budget)))
+			while ((e = wt_wheel_expire(w, t, &budget)))
 				out++;
 		}
-		v += phase_end(&r, "expire", "wheel_expire",
-			       "wheel_next_expiry");
+		v += phase_end(&r, "expire", "wt_wheel_expire",
+			       "wt_wheel_next_expiry");
 	}
 	if (mode != COLD && out != n)
 		abort();

@@ -2,7 +2,7 @@
 /*
  * fuzz.c - libFuzzer target: the input bytes are the operations of one
  * model epoch (see model.c), with a pool of at most 64 entries, the
- * white-box check after every step and the work of every wheel_expire()
+ * white-box check after every step and the work of every wt_wheel_expire()
  * call accounted. Any broken promise aborts.
  *
  * FUZZ_ENTRY is libFuzzer's entry point, LLVMFuzzerTestOneInput; the

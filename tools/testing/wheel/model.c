@@ -8,14 +8,14 @@
  *    hand-out equals the entry's tick, or the clock when the entry was
  *    added if that was later (white-box, and stronger than "in order");
  *    after a rewind, the later of its tick and the rewound clock;
- *  - nothing is left behind: after wheel_expire() returns NULL with budget
+ *  - nothing is left behind: after wt_wheel_expire() returns NULL with budget
  *    left, the reference holds nothing at or before now, the wheel's clock
  *    is now, and the next expiry is after now;
  *  - every entry is handed out exactly once or cancelled: a hand-out must be
- *    pending in the reference, wheel_del() must return true exactly when
- *    the reference says pending, wheel_drain() at the end must return
+ *    pending in the reference, wt_wheel_del() must return true exactly when
+ *    the reference says pending, wt_wheel_drain() at the end must return
  *    exactly the entries still pending;
- *  - wheel_next_expiry() answers whenever the wheel is not empty, never
+ *  - wt_wheel_next_expiry() answers whenever the wheel is not empty, never
  *    later than the reference's earliest tick (or the clock, for entries
  *    added behind it), never before the clock;
  *  - the count matches, the clock never runs ahead of now, the budget is
@@ -147,7 +147,7 @@ static u64 gen_tick(struct model *m)
 	if (kind < 56) {	/* with slack, as the device will use it */
 		t = sat_add(now, src_log(s, 43));
 		slack = src_below(s, 8) ? src_log(s, 43) : src_scaled(s);
-		r = wheel_apply_slack(t, slack);
+		r = wt_wheel_apply_slack(t, slack);
 		if (r < t || r > sat_add(t, slack) || (!slack && r != t))
 			model_fail(m, "apply_slack(%#llx, %#llx) = %#llx",
 				   (unsigned long long)t,
@@ -168,7 +168,7 @@ static void check_next_expiry(struct model *m)
 {
 	struct heap_node *min = heap_peek(&m->ref);
 	u64 t = 0;
-	bool r = wheel_next_expiry(&m->w, &t);
+	bool r = wt_wheel_next_expiry(&m->w, &t);
 
 	if (!min) {
 		if (r)
@@ -199,7 +199,7 @@ static void handed_out(struct model *m, struct wheel_entry *e)
 	if (!heap_queued(&me->ref))
 		model_fail(m, "handed out entry %zu, which is not pending",
 			   (size_t)(me - m->ents));
-	if (wheel_entry_pending(e))
+	if (wt_wheel_entry_pending(e))
 		model_fail(m, "handed out entry still linked");
 	if (e->expires > m->now)
 		model_fail(m, "entry %zu early: tick %#llx",
@@ -269,12 +269,12 @@ static void check_work(struct model *m, unsigned int units)
 		u16 a = m->loc_before[i], b = m->loc_after[i];
 
 		if (a == LOC_NONE && b != LOC_NONE)
-			model_fail(m, "wheel_expire put entry %u in the wheel", i);
+			model_fail(m, "wt_wheel_expire put entry %u in the wheel", i);
 		if (a != LOC_NONE && a != b && b != LOC_DUE)
 			moved++;
 	}
 	if (moved > units)
-		model_fail(m, "wheel_expire moved %llu entries on %u budget units",
+		model_fail(m, "wt_wheel_expire moved %llu entries on %u budget units",
 			   (unsigned long long)moved, units);
 	m->st.watched_calls++;
 }
@@ -298,7 +298,7 @@ static unsigned int gen_budget(struct model *m)
 }
 
 /*
- * Call wheel_expire() at the current time in rounds of a random budget;
+ * Call wt_wheel_expire() at the current time in rounds of a random budget;
  * with @to_end, until a round ends with budget to spare.
  */
 static void drain(struct model *m, bool to_end)
@@ -324,7 +324,7 @@ static void drain(struct model *m, bool to_end)
 			m->st.expire_calls++;
 			if (watch)
 				locate(m, m->loc_before);
-			e = wheel_expire(&m->w, m->now, &budget);
+			e = wt_wheel_expire(&m->w, m->now, &budget);
 			if (watch)
 				check_work(m, b1 - budget);
 			if (!e)
@@ -352,7 +352,7 @@ static void drain(struct model *m, bool to_end)
 					   (unsigned long long)min->expires);
 			if (m->w.clk != m->now)
 				model_fail(m, "clock not at now once all expired");
-			if (wheel_next_expiry(&m->w, &t) && t <= m->now)
+			if (wt_wheel_next_expiry(&m->w, &t) && t <= m->now)
 				model_fail(m, "next_expiry %#llx not after now",
 					   (unsigned long long)t);
 			break;
@@ -421,7 +421,7 @@ static void tickless(struct model *m)
 {
 	u64 t;
 
-	if (wheel_next_expiry(&m->w, &t) && t > m->now)
+	if (wt_wheel_next_expiry(&m->w, &t) && t > m->now)
 		m->now = t;
 	drain(m, true);
 }
@@ -437,11 +437,11 @@ static void op_add(struct model *m, bool modify)
 		m->st.added[WHEEL_LEVELS]++;
 	else
 		m->st.added[wheel_test_level(m->w.clk, t)]++;
-	if (modify || wheel_entry_pending(&me->we)) {
-		wheel_modify(&m->w, &me->we, t);
+	if (modify || wt_wheel_entry_pending(&me->we)) {
+		wt_wheel_modify(&m->w, &me->we, t);
 		heap_modify(&m->ref, &me->ref, t);
 	} else {
-		wheel_add(&m->w, &me->we, t);
+		wt_wheel_add(&m->w, &me->we, t);
 		heap_push(&m->ref, &me->ref, t);
 	}
 	if (me->we.expires != t)
@@ -452,13 +452,13 @@ static void op_cancel(struct model *m)
 {
 	struct model_entry *me = pick_entry(m);
 	bool queued = heap_queued(&me->ref);
-	bool r = wheel_del(&m->w, &me->we);
+	bool r = wt_wheel_del(&m->w, &me->we);
 
 	if (r != queued)
-		model_fail(m, "wheel_del of entry %zu returned %d, pending %d",
+		model_fail(m, "wt_wheel_del of entry %zu returned %d, pending %d",
 			   (size_t)(me - m->ents), r, queued);
-	if (wheel_entry_pending(&me->we))
-		model_fail(m, "entry still pending after wheel_del");
+	if (wt_wheel_entry_pending(&me->we))
+		model_fail(m, "entry still pending after wt_wheel_del");
 	if (r) {
 		heap_remove(&m->ref, &me->ref);
 		m->st.cancelled++;
@@ -472,8 +472,8 @@ static void take_drained(struct model *m, struct wheel_entry *e)
 	struct model_entry *me = container_of(e, struct model_entry, we);
 
 	if (!heap_queued(&me->ref))
-		model_fail(m, "wheel_drain returned an entry not pending");
-	if (wheel_entry_pending(e))
+		model_fail(m, "wt_wheel_drain returned an entry not pending");
+	if (wt_wheel_entry_pending(e))
 		model_fail(m, "drained entry still linked");
 	heap_remove(&m->ref, &me->ref);
 	m->st.drained++;
@@ -481,11 +481,11 @@ static void take_drained(struct model *m, struct wheel_entry *e)
 
 static void op_drain_one(struct model *m)
 {
-	struct wheel_entry *e = wheel_drain(&m->w);
+	struct wheel_entry *e = wt_wheel_drain(&m->w);
 
 	if (!e) {
 		if (m->ref.n)
-			model_fail(m, "wheel_drain NULL with %u pending",
+			model_fail(m, "wt_wheel_drain NULL with %u pending",
 				   m->ref.n);
 		return;
 	}
@@ -559,7 +559,7 @@ static void op_rewind(struct model *m)
 			due_future += list_entry(node, struct wheel_entry,
 						 node)->expires > to;
 	ops = wheel_shim_list_ops;
-	wheel_rewind(&m->w, to);
+	wt_wheel_rewind(&m->w, to);
 	ops = wheel_shim_list_ops - ops;
 
 	if (to >= old) {
@@ -653,10 +653,10 @@ int model_epoch_begin(struct model *m, struct model_src *src, u32 max_pool)
 		return -1;
 	m->nents = n;
 	for (i = 0; i < n; i++) {
-		wheel_entry_init(&m->ents[i].we);
+		wt_wheel_entry_init(&m->ents[i].we);
 		heap_node_init(&m->ents[i].ref);
 	}
-	wheel_init(&m->w, start);
+	wt_wheel_init(&m->w, start);
 	m->now = start;
 	m->rewinds = 0;
 	m->rewind_clk = start;
@@ -720,13 +720,13 @@ void model_epoch_end(struct model *m)
 	u64 t;
 
 	white_box(m);
-	while ((e = wheel_drain(&m->w)))
+	while ((e = wt_wheel_drain(&m->w)))
 		take_drained(m, e);
 	if (m->ref.n)
-		model_fail(m, "wheel_drain left %u pending behind", m->ref.n);
-	if (m->w.count || wheel_next_expiry(&m->w, &t))
+		model_fail(m, "wt_wheel_drain left %u pending behind", m->ref.n);
+	if (m->w.count || wt_wheel_next_expiry(&m->w, &t))
 		model_fail(m, "drained wheel not empty");
-	if (wheel_expire(&m->w, m->now, &budget))
+	if (wt_wheel_expire(&m->w, m->now, &budget))
 		model_fail(m, "drained wheel still hands out");
 	white_box(m);
 	heap_free(&m->ref);

@@ -67,7 +67,7 @@ struct model {
 	u64 check_every;
 	/*
 	 * With at most 256 entries, account for the work of every this many
-	 * wheel_expire() calls (0: never): where each entry was before and
+	 * wt_wheel_expire() calls (0: never): where each entry was before and
 	 * after, against the budget the call charged.
 	 */
 	u64 watch_every;
@@ -81,7 +81,7 @@ extern void (*model_fail_hook)(const char *msg);
 int model_epoch_begin(struct model *m, struct model_src *src, u32 max_pool);
 /* One operation and all the checks after it; false when the source is dry. */
 bool model_step(struct model *m);
-/* Tear down with wheel_drain() and check that exactly the pending remain. */
+/* Tear down with wt_wheel_drain() and check that exactly the pending remain. */
 void model_epoch_end(struct model *m);
 
 #endif

@@ -57,7 +57,7 @@ static void report(const struct model *m, double secs)
 	       (unsigned long long)st->fired, (unsigned long long)st->cancelled,
 	       (unsigned long long)st->cancel_missed,
 	       (unsigned long long)st->drained);
-	printf("#  wheel_expire calls %llu, budget units %llu\n",
+	printf("#  wt_wheel_expire calls %llu, budget units %llu\n",
 	       (unsigned long long)st->expire_calls,
 	       (unsigned long long)st->budget_units);
 	printf("#  expired to the end %llu times, cut short %llu, most units at once %llu\n",
@@ -87,7 +87,7 @@ static void report(const struct model *m, double secs)
 	       (unsigned long long)st->rewind_splices,
 	       (unsigned long long)st->rewind_max_splices,
 	       (unsigned long long)st->rewind_future_due);
-	printf("#  wheel_expire calls whose work was accounted: %llu\n",
+	printf("#  wt_wheel_expire calls whose work was accounted: %llu\n",
 	       (unsigned long long)st->watched_calls);
 	printf("#  steps with the clock above 2^63: %llu\n",
 	       (unsigned long long)st->near_max_clk);

@@ -74,13 +74,13 @@ static u64 expected_start(u64 clk, u64 e)
 }
 
 /*
- * wheel_expire() with a budget far beyond what these small tests need: a
+ * wt_wheel_expire() with a budget far beyond what these small tests need: a
  * NULL that spent it all means the wheel went round in circles.
  */
 static struct wheel_entry *expire_one(struct wheel *w, u64 now)
 {
 	unsigned int budget = 1U << 20;
-	struct wheel_entry *e = wheel_expire(w, now, &budget);
+	struct wheel_entry *e = wt_wheel_expire(w, now, &budget);
 
 	CHECK(e || budget);
 	return e;
@@ -92,14 +92,14 @@ static void t_empty(void)
 	unsigned int budget = 5;
 	u64 t;
 
-	wheel_init(w, 1234);
-	CHECK(!wheel_next_expiry(w, &t));
-	CHECK(!wheel_expire(w, 1000, &budget));
+	wt_wheel_init(w, 1234);
+	CHECK(!wt_wheel_next_expiry(w, &t));
+	CHECK(!wt_wheel_expire(w, 1000, &budget));
 	CHECK_EQ(w->clk, 1234);
-	CHECK(!wheel_expire(w, 5000, &budget));
+	CHECK(!wt_wheel_expire(w, 5000, &budget));
 	CHECK_EQ(w->clk, 5000);
 	CHECK_EQ(budget, 5);
-	CHECK(!wheel_drain(w));
+	CHECK(!wt_wheel_drain(w));
 	CHECK_EQ(w->count, 0);
 	check_layout(w);
 }
@@ -121,18 +121,18 @@ static void t_past_and_now(void)
 	unsigned int n = 0, l;
 	u64 t = 0;
 
-	wheel_init(w, 1000);
-	wheel_entry_init(&a);
-	wheel_entry_init(&b);
-	wheel_entry_init(&c);
-	wheel_add(w, &a, 5);
-	wheel_add(w, &b, 1000);
-	wheel_add(w, &c, 0);
+	wt_wheel_init(w, 1000);
+	wt_wheel_entry_init(&a);
+	wt_wheel_entry_init(&b);
+	wt_wheel_entry_init(&c);
+	wt_wheel_add(w, &a, 5);
+	wt_wheel_add(w, &b, 1000);
+	wt_wheel_add(w, &c, 0);
 	CHECK(!list_empty(&w->due));
 	for (l = 0; l < WHEEL_LEVELS; l++)
 		CHECK_EQ(w->occupied[l], 0);
-	CHECK(wheel_entry_pending(&a));
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_entry_pending(&a));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 1000);
 	check_layout(w);
 	/* A caller whose clock reads behind the wheel's gets nothing. */
@@ -140,13 +140,13 @@ static void t_past_and_now(void)
 	CHECK_EQ(w->count, 3);
 	while ((e = expire_one(w, 1000))) {
 		CHECK(e == &a || e == &b || e == &c);
-		CHECK(!wheel_entry_pending(e));
+		CHECK(!wt_wheel_entry_pending(e));
 		n++;
 	}
 	CHECK_EQ(n, 3);
 	CHECK_EQ(w->count, 0);
-	CHECK(!wheel_del(w, &a));
-	CHECK(!wheel_next_expiry(w, &t));
+	CHECK(!wt_wheel_del(w, &a));
+	CHECK(!wt_wheel_next_expiry(w, &t));
 	check_layout(w);
 }
 
@@ -156,16 +156,16 @@ static void t_zero_budget(void)
 	struct wheel_entry a;
 	unsigned int budget = 0;
 
-	wheel_init(w, 0);
-	wheel_entry_init(&a);
-	wheel_add(w, &a, 0);
-	CHECK(!wheel_expire(w, 10, &budget));
-	CHECK(wheel_entry_pending(&a));
+	wt_wheel_init(w, 0);
+	wt_wheel_entry_init(&a);
+	wt_wheel_add(w, &a, 0);
+	CHECK(!wt_wheel_expire(w, 10, &budget));
+	CHECK(wt_wheel_entry_pending(&a));
 	CHECK_EQ(w->clk, 0);
 	budget = 1;
-	CHECK(wheel_expire(w, 10, &budget) == &a);
+	CHECK(wt_wheel_expire(w, 10, &budget) == &a);
 	CHECK_EQ(budget, 0);
-	CHECK(!wheel_expire(w, 10, &budget));
+	CHECK(!wt_wheel_expire(w, 10, &budget));
 }
 
 static void t_slot_boundary(void)
@@ -174,31 +174,31 @@ static void t_slot_boundary(void)
 	struct wheel_entry a, b, c;
 	u64 t = 0;
 
-	wheel_init(w, 0);
-	wheel_entry_init(&a);
-	wheel_entry_init(&b);
-	wheel_add(w, &a, 64);
-	wheel_add(w, &b, 63);
+	wt_wheel_init(w, 0);
+	wt_wheel_entry_init(&a);
+	wt_wheel_entry_init(&b);
+	wt_wheel_add(w, &a, 64);
+	wt_wheel_add(w, &b, 63);
 	CHECK_EQ(w->occupied[0], 1ULL << 63);
 	CHECK_EQ(w->occupied[1], 1ULL << 1);
 	CHECK(w->slots[1][1].next == &a.node);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 63);
 	CHECK(!expire_one(w, 62));
 	CHECK_EQ(w->clk, 62);
 	CHECK(expire_one(w, 63) == &b);
 	CHECK(!expire_one(w, 63));
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 64);
 	CHECK(expire_one(w, 64) == &a);
 	CHECK_EQ(w->clk, 64);
 
 	/* Digit 1 of 128 is 2: slot 2 of level 1, starting right at 128. */
-	wheel_init(w, 70);
-	wheel_entry_init(&c);
-	wheel_add(w, &c, 128);
+	wt_wheel_init(w, 70);
+	wt_wheel_entry_init(&c);
+	wt_wheel_add(w, &c, 128);
 	CHECK_EQ(w->occupied[1], 1ULL << 2);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 128);
 	CHECK(!expire_one(w, 127));
 	CHECK(expire_one(w, 128) == &c);
@@ -218,13 +218,13 @@ static void one_entry(u64 base, u64 dist)
 	unsigned int l = digit_level(base, e);
 	struct wheel_entry *got;
 
-	wheel_init(w, base);
-	wheel_entry_init(&a);
-	wheel_add(w, &a, e);
+	wt_wheel_init(w, base);
+	wt_wheel_entry_init(&a);
+	wt_wheel_add(w, &a, e);
 	CHECK(l < WHEEL_LEVELS);
 	CHECK(w->slots[l][(e >> (6 * l)) & 63].next == &a.node);
 	CHECK_EQ(w->occupied[l], 1ULL << ((e >> (6 * l)) & 63));
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, expected_start(base, e));
 	check_layout(w);
 
@@ -236,7 +236,7 @@ static void one_entry(u64 base, u64 dist)
 	for (;;) {
 		if (cur_fail)		/* a broken wheel may never get there */
 			return;
-		if (!wheel_next_expiry(w, &t)) {
+		if (!wt_wheel_next_expiry(w, &t)) {
 			CHECK(0);
 			break;
 		}
@@ -258,8 +258,8 @@ static void one_entry(u64 base, u64 dist)
 	CHECK_EQ(w->count, 0);
 
 	/* And a caller that jumps straight there gets it at once. */
-	wheel_init(w, base);
-	wheel_add(w, &a, e);
+	wt_wheel_init(w, base);
+	wt_wheel_add(w, &a, e);
 	if (e > base)
 		CHECK(!expire_one(w, e - 1));
 	CHECK(expire_one(w, e) == &a);
@@ -306,43 +306,43 @@ static void t_top_levels(void)
 	unsigned int l, top, k;
 	u64 t = 0;
 
-	wheel_entry_init(&a);
-	wheel_entry_init(&b);
+	wt_wheel_entry_init(&a);
+	wt_wheel_entry_init(&b);
 	for (l = 0; l < WHEEL_LEVELS; l++) {
 		top = l == 10 ? 15 : 63;
-		wheel_init(w, 0);
-		wheel_add(w, &a, 1ULL << (6 * l));
-		wheel_add(w, &b, (u64)top << (6 * l));
+		wt_wheel_init(w, 0);
+		wt_wheel_add(w, &a, 1ULL << (6 * l));
+		wt_wheel_add(w, &b, (u64)top << (6 * l));
 		CHECK(w->slots[l][1].next == &a.node);
 		CHECK(w->slots[l][top].next == &b.node);
 		for (k = 0; k < WHEEL_LEVELS; k++)
 			CHECK_EQ(w->occupied[k],
 				 k == l ? (1ULL << 1) | (1ULL << top) : 0);
-		CHECK(wheel_next_expiry(w, &t));
+		CHECK(wt_wheel_next_expiry(w, &t));
 		CHECK_EQ(t, 1ULL << (6 * l));
 		check_layout(w);
-		CHECK(wheel_del(w, &b));
+		CHECK(wt_wheel_del(w, &b));
 		CHECK_EQ(w->occupied[l], 1ULL << 1);
-		CHECK(wheel_del(w, &a));
+		CHECK(wt_wheel_del(w, &a));
 		CHECK_EQ(w->occupied[l], 0);
-		CHECK(!wheel_next_expiry(w, &t));
+		CHECK(!wt_wheel_next_expiry(w, &t));
 	}
 
 	/* 2^42 is level 7, slot 1: handed out at its tick, no earlier. */
-	wheel_init(w, 0);
-	wheel_add(w, &a, 1ULL << 42);
+	wt_wheel_init(w, 0);
+	wt_wheel_add(w, &a, 1ULL << 42);
 	CHECK_EQ(w->occupied[7], 1ULL << 1);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 1ULL << 42);
 	CHECK(!expire_one(w, (1ULL << 42) - 1));
 	CHECK(expire_one(w, 1ULL << 42) == &a);
 
 	/* Far entries wait in their slots, not on a list re-examined. */
-	wheel_init(w, 17);
-	wheel_add(w, &a, (3ULL << 42) + 7);
-	wheel_add(w, &b, (5ULL << 42) + 9);
+	wt_wheel_init(w, 17);
+	wt_wheel_add(w, &a, (3ULL << 42) + 7);
+	wt_wheel_add(w, &b, (5ULL << 42) + 9);
 	CHECK_EQ(w->occupied[7], (1ULL << 3) | (1ULL << 5));
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 3ULL << 42);
 	CHECK(!expire_one(w, (3ULL << 42) + 6));
 	CHECK_EQ(w->clk, (3ULL << 42) + 6);
@@ -356,10 +356,10 @@ static void t_top_levels(void)
 	 * The top digit's slot starts, with the clock's low digits set: the
 	 * start keeps no bit of the clock below digit 10 (no shift by 66).
 	 */
-	wheel_init(w, 0x0123456789abcdefULL);
-	wheel_add(w, &a, 0xa000000000000000ULL + 12345);
+	wt_wheel_init(w, 0x0123456789abcdefULL);
+	wt_wheel_add(w, &a, 0xa000000000000000ULL + 12345);
 	CHECK_EQ(w->occupied[10], 1ULL << 10);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 0xa000000000000000ULL);
 	CHECK(!expire_one(w, 0xa000000000000000ULL + 12344));
 	CHECK(expire_one(w, 0xa000000000000000ULL + 12345) == &a);
@@ -386,27 +386,27 @@ static void t_jump_to_the_end(void)
 	}
 
 	/* U64_MAX alone: level 10 slot 15, then each level's slot 63. */
-	wheel_init(w, 0);
-	wheel_entry_init(&a);
-	wheel_add(w, &a, U64_MAX);
+	wt_wheel_init(w, 0);
+	wt_wheel_entry_init(&a);
+	wt_wheel_add(w, &a, U64_MAX);
 	CHECK(w->slots[10][15].next == &a.node);
 	budget = 1000;
-	CHECK(!wheel_expire(w, U64_MAX - 1, &budget));
+	CHECK(!wt_wheel_expire(w, U64_MAX - 1, &budget));
 	CHECK_EQ(1000 - budget, WHEEL_LEVELS - 1);
 	CHECK_EQ(w->occupied[0], 1ULL << 63);
-	CHECK(wheel_expire(w, U64_MAX, &budget) == &a);
+	CHECK(wt_wheel_expire(w, U64_MAX, &budget) == &a);
 	CHECK_EQ(1000 - budget, WHEEL_LEVELS);
 	CHECK_EQ(w->clk, U64_MAX);
 
-	wheel_init(w, 0);
+	wt_wheel_init(w, 0);
 	for (i = 0; i < n; i++) {
-		wheel_entry_init(&ents[i]);
-		wheel_add(w, &ents[i], i % 16 ? U64_MAX -
-			  (rng_next(&rng) >> (rng_next(&rng) % 64)) : U64_MAX);
+		wt_wheel_entry_init(&ents[i]);
+		wt_wheel_add(w, &ents[i], i % 16 ? U64_MAX -
+			     (rng_next(&rng) >> (rng_next(&rng) % 64)) : U64_MAX);
 	}
 	check_layout(w);
 	budget = WHEEL_LEVELS * n + 1;
-	while ((e = wheel_expire(w, U64_MAX, &budget))) {
+	while ((e = wt_wheel_expire(w, U64_MAX, &budget))) {
 		ordered &= e->expires >= last;
 		exact &= e->expires == w->clk;
 		last = e->expires;
@@ -430,39 +430,39 @@ static void t_end_of_time(void)
 	unsigned int n = 0;
 	u64 t = 0;
 
-	wheel_init(w, 0);
-	wheel_entry_init(&a);
-	wheel_entry_init(&b);
-	wheel_add(w, &a, U64_MAX);
+	wt_wheel_init(w, 0);
+	wt_wheel_entry_init(&a);
+	wt_wheel_entry_init(&b);
+	wt_wheel_add(w, &a, U64_MAX);
 	CHECK_EQ(w->occupied[10], 1ULL << 15);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 0xf000000000000000ULL);
 	CHECK(expire_one(w, U64_MAX) == &a);
 	CHECK_EQ(w->clk, U64_MAX);
 
-	wheel_init(w, U64_MAX - 5);
-	wheel_add(w, &a, U64_MAX - 3);
-	wheel_add(w, &b, U64_MAX);
+	wt_wheel_init(w, U64_MAX - 5);
+	wt_wheel_add(w, &a, U64_MAX - 3);
+	wt_wheel_add(w, &b, U64_MAX);
 	while ((e = expire_one(w, U64_MAX)))
 		n++;
 	CHECK_EQ(n, 2);
 	CHECK_EQ(w->clk, U64_MAX);
 	/* At the end of time everything is due. */
-	wheel_add(w, &a, U64_MAX);
+	wt_wheel_add(w, &a, U64_MAX);
 	CHECK(!list_empty(&w->due));
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, U64_MAX);
 	CHECK(expire_one(w, U64_MAX) == &a);
 
-	wheel_init(w, U64_MAX);
-	wheel_add(w, &a, 0);
+	wt_wheel_init(w, U64_MAX);
+	wt_wheel_add(w, &a, 0);
 	CHECK(expire_one(w, U64_MAX) == &a);
 
 	/* With the clock's top bits all ones, U64_MAX is a level-6 tick. */
-	wheel_init(w, 0xfffffc0000000005ULL);
-	wheel_add(w, &a, U64_MAX);
+	wt_wheel_init(w, 0xfffffc0000000005ULL);
+	wt_wheel_add(w, &a, U64_MAX);
 	CHECK_EQ(w->occupied[6], 1ULL << 63);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 0xfffffff000000000ULL);	/* level 6, slot 63 */
 	CHECK(!expire_one(w, U64_MAX - 1));
 	CHECK(expire_one(w, U64_MAX) == &a);
@@ -476,32 +476,32 @@ static void t_cancel(void)
 	unsigned int budget;
 	u64 t = 0;
 
-	wheel_init(w, 0);
-	wheel_entry_init(&a);
-	wheel_entry_init(&b);
-	wheel_entry_init(&c);
-	wheel_entry_init(&d);
+	wt_wheel_init(w, 0);
+	wt_wheel_entry_init(&a);
+	wt_wheel_entry_init(&b);
+	wt_wheel_entry_init(&c);
+	wt_wheel_entry_init(&d);
 
-	CHECK(!wheel_del(w, &a));		/* never added */
-	wheel_add(w, &a, 100);
-	CHECK(wheel_del(w, &a));
-	CHECK(!wheel_del(w, &a));		/* twice */
+	CHECK(!wt_wheel_del(w, &a));		/* never added */
+	wt_wheel_add(w, &a, 100);
+	CHECK(wt_wheel_del(w, &a));
+	CHECK(!wt_wheel_del(w, &a));		/* twice */
 	CHECK_EQ(w->count, 0);
 	CHECK_EQ(w->occupied[1], 0);		/* the only entry: bit cleared */
-	CHECK(!wheel_next_expiry(w, &t));
+	CHECK(!wt_wheel_next_expiry(w, &t));
 
 	/* Four in one slot (64..127 at level 1), in the order a, b, c, d. */
-	wheel_add(w, &a, 100);
-	wheel_add(w, &b, 101);
-	wheel_add(w, &c, 102);
-	wheel_add(w, &d, 103);
-	CHECK(wheel_del(w, &b));		/* in the middle */
+	wt_wheel_add(w, &a, 100);
+	wt_wheel_add(w, &b, 101);
+	wt_wheel_add(w, &c, 102);
+	wt_wheel_add(w, &d, 103);
+	CHECK(wt_wheel_del(w, &b));		/* in the middle */
 	CHECK_EQ(w->occupied[1], 1ULL << 1);
-	CHECK(wheel_del(w, &a));		/* first, not the only one */
+	CHECK(wt_wheel_del(w, &a));		/* first, not the only one */
 	CHECK_EQ(w->occupied[1], 1ULL << 1);
-	CHECK(wheel_del(w, &d));		/* last, not the only one */
+	CHECK(wt_wheel_del(w, &d));		/* last, not the only one */
 	CHECK_EQ(w->occupied[1], 1ULL << 1);
-	CHECK(wheel_del(w, &c));		/* the only one */
+	CHECK(wt_wheel_del(w, &c));		/* the only one */
 	CHECK_EQ(w->occupied[1], 0);
 	check_layout(w);
 
@@ -509,51 +509,51 @@ static void t_cancel(void)
 	 * An entry alone on the due list leaves the bits alone; one alone in
 	 * the top level's last slot clears its bit.
 	 */
-	wheel_add(w, &a, 100);
-	wheel_add(w, &b, 0);
-	wheel_add(w, &c, U64_MAX);
+	wt_wheel_add(w, &a, 100);
+	wt_wheel_add(w, &b, 0);
+	wt_wheel_add(w, &c, U64_MAX);
 	CHECK_EQ(w->occupied[10], 1ULL << 15);
-	CHECK(wheel_del(w, &b));
+	CHECK(wt_wheel_del(w, &b));
 	CHECK_EQ(w->occupied[1], 1ULL << 1);
 	CHECK_EQ(w->occupied[10], 1ULL << 15);
-	CHECK(wheel_del(w, &c));
+	CHECK(wt_wheel_del(w, &c));
 	CHECK_EQ(w->occupied[1], 1ULL << 1);
 	CHECK_EQ(w->occupied[10], 0);
 	check_layout(w);
 
 	/* Handed out, then cancelled: too late, false. */
 	CHECK(expire_one(w, 100) == &a);
-	CHECK(!wheel_del(w, &a));
+	CHECK(!wt_wheel_del(w, &a));
 
 	/* Drained, then cancelled. */
-	wheel_add(w, &a, 5000);
-	CHECK(wheel_drain(w) == &a);
-	CHECK(!wheel_del(w, &a));
+	wt_wheel_add(w, &a, 5000);
+	CHECK(wt_wheel_drain(w) == &a);
+	CHECK(!wt_wheel_del(w, &a));
 
 	/*
 	 * A slot spliced onto due and left half done: its entries are on the
 	 * due list now, and cancelling them must not clear the bit of the
 	 * slot, which has new entries meanwhile.
 	 */
-	wheel_init(w, 0);
-	wheel_add(w, &a, 4096 + 1);
-	wheel_add(w, &b, 4096 + 2);
+	wt_wheel_init(w, 0);
+	wt_wheel_add(w, &a, 4096 + 1);
+	wt_wheel_add(w, &b, 4096 + 2);
 	budget = 1;
-	CHECK(!wheel_expire(w, 4096 + 2, &budget));	/* one cascaded */
+	CHECK(!wt_wheel_expire(w, 4096 + 2, &budget));	/* one cascaded */
 	CHECK_EQ(w->clk, 4096);
 	CHECK(!list_empty(&w->due));
-	wheel_add(w, &c, 4096 + 3);
-	wheel_add(w, &d, 4096 + 3);
+	wt_wheel_add(w, &c, 4096 + 3);
+	wt_wheel_add(w, &d, 4096 + 3);
 	CHECK(w->occupied[0] & (1ULL << 3));
 	left = w->due.next == &a.node ? &a : &b;
 	moved = left == &a ? &b : &a;
 	CHECK(w->due.prev == &left->node);	/* alone on the due list */
-	CHECK(wheel_del(w, left));
+	CHECK(wt_wheel_del(w, left));
 	CHECK(w->occupied[0] & (1ULL << 3));
 	check_layout(w);
 	/* The due list is empty again: the earliest is the other's new slot. */
 	CHECK(list_empty(&w->due));
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, moved->expires);
 }
 
@@ -563,32 +563,32 @@ static void t_modify(void)
 	struct wheel_entry a;
 	u64 t = 0;
 
-	wheel_init(w, 0);
-	wheel_entry_init(&a);
+	wt_wheel_init(w, 0);
+	wt_wheel_entry_init(&a);
 
-	wheel_add(w, &a, 1ULL << 33);			/* level 5 */
-	wheel_modify(w, &a, 10);			/* earlier */
+	wt_wheel_add(w, &a, 1ULL << 33);			/* level 5 */
+	wt_wheel_modify(w, &a, 10);			/* earlier */
 	CHECK_EQ(w->count, 1);
 	CHECK_EQ(w->occupied[5], 0);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 10);
-	wheel_modify(w, &a, 1ULL << 20);		/* later */
+	wt_wheel_modify(w, &a, 1ULL << 20);		/* later */
 	CHECK(!expire_one(w, 10));
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 1ULL << 20);
 	CHECK(!expire_one(w, (1ULL << 20) - 1));
 	CHECK(expire_one(w, 1ULL << 20) == &a);
 
 	/* Re-arming an entry that was handed out, as a periodic timer does. */
-	wheel_modify(w, &a, (1ULL << 20) + 64);
-	CHECK(wheel_entry_pending(&a));
+	wt_wheel_modify(w, &a, (1ULL << 20) + 64);
+	CHECK(wt_wheel_entry_pending(&a));
 	CHECK_EQ(w->count, 1);
 	CHECK(expire_one(w, (1ULL << 20) + 64) == &a);
 
 	/* Into the past: due at once. */
-	wheel_add(w, &a, 1ULL << 30);
-	wheel_modify(w, &a, 5);
-	CHECK(wheel_next_expiry(w, &t));
+	wt_wheel_add(w, &a, 1ULL << 30);
+	wt_wheel_modify(w, &a, 5);
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, w->clk);
 	CHECK(expire_one(w, w->clk) == &a);
 	CHECK_EQ(w->count, 0);
@@ -610,17 +610,17 @@ static void big_slot(bool same_tick)
 		CHECK(ents);
 		return;
 	}
-	wheel_init(w, 0);
+	wt_wheel_init(w, 0);
 	for (i = 0; i < n; i++) {
-		wheel_entry_init(&ents[i]);
-		wheel_add(w, &ents[i],
-			  same_tick ? base : base + (i * 7919ULL) % (1ULL << 18));
+		wt_wheel_entry_init(&ents[i]);
+		wt_wheel_add(w, &ents[i],
+			     same_tick ? base : base + (i * 7919ULL) % (1ULL << 18));
 	}
 	CHECK_EQ(w->occupied[3], 1ULL << 5);
 	check_layout(w);
 	while (out < n) {
 		budget = 7;
-		while ((e = wheel_expire(w, now, &budget))) {
+		while ((e = wt_wheel_expire(w, now, &budget))) {
 			ordered &= e->expires >= last;
 			early |= e->expires > now;
 			clk_ok &= e->expires == w->clk;
@@ -648,7 +648,7 @@ static void big_slot(bool same_tick)
 	else
 		CHECK(units <= 4ULL * n);
 	CHECK_EQ(w->count, 0);
-	CHECK(!wheel_next_expiry(w, &t));
+	CHECK(!wt_wheel_next_expiry(w, &t));
 	printf("#   %u entries %s: %llu rounds of budget 7, %llu units\n", n,
 	       same_tick ? "on one tick" : "spread over the slot",
 	       (unsigned long long)rounds, (unsigned long long)units);
@@ -669,16 +669,16 @@ static void t_budget_next_expiry(void)
 	unsigned int i, budget = 3;
 	u64 t = 0;
 
-	wheel_init(w, 0);
+	wt_wheel_init(w, 0);
 	for (i = 0; i < 20; i++) {
-		wheel_entry_init(&ents[i]);
-		wheel_add(w, &ents[i], 4096 + i);
+		wt_wheel_entry_init(&ents[i]);
+		wt_wheel_add(w, &ents[i], 4096 + i);
 	}
-	CHECK(!wheel_expire(w, 5000, &budget) || budget < 3);
-	while (wheel_expire(w, 5000, &budget))
+	CHECK(!wt_wheel_expire(w, 5000, &budget) || budget < 3);
+	while (wt_wheel_expire(w, 5000, &budget))
 		;
 	CHECK_EQ(budget, 0);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK(t <= 5000 && t == w->clk);
 	check_layout(w);
 }
@@ -693,7 +693,7 @@ static void t_next_expiry_random(void)
 	for (trial = 0; trial < 20000; trial++) {
 		clk = rng_next(&rng) >> (rng_next(&rng) % 64);
 		n = 1 + rng_next(&rng) % 10;
-		wheel_init(w, clk);
+		wt_wheel_init(w, clk);
 		want = U64_MAX;
 		for (i = 0; i < n; i++) {
 			u64 e = sat_add(clk, rng_next(&rng) >>
@@ -701,28 +701,28 @@ static void t_next_expiry_random(void)
 
 			if (!(rng_next(&rng) % 8))
 				e = sat_sub(clk, rng_next(&rng) % 100);
-			wheel_entry_init(&ents[i]);
-			wheel_add(w, &ents[i], e);
+			wt_wheel_entry_init(&ents[i]);
+			wt_wheel_add(w, &ents[i], e);
 			if (expected_start(clk, e) < want)
 				want = expected_start(clk, e);
 		}
-		CHECK(wheel_next_expiry(w, &t));
+		CHECK(wt_wheel_next_expiry(w, &t));
 		CHECK_EQ(t, want);
 		/* Cancel them one by one; the answer follows. */
 		for (i = 0; i < n; i++) {
 			unsigned int j;
 
-			wheel_del(w, &ents[i]);
+			wt_wheel_del(w, &ents[i]);
 			want = U64_MAX;
 			for (j = i + 1; j < n; j++)
 				if (expected_start(clk, ents[j].expires) < want)
 					want = expected_start(clk,
 							      ents[j].expires);
 			if (i + 1 < n) {
-				CHECK(wheel_next_expiry(w, &t));
+				CHECK(wt_wheel_next_expiry(w, &t));
 				CHECK_EQ(t, want);
 			} else {
-				CHECK(!wheel_next_expiry(w, &t));
+				CHECK(!wt_wheel_next_expiry(w, &t));
 			}
 		}
 	}
@@ -738,12 +738,12 @@ static void t_drain(void)
 	unsigned int i, n = 0, seen = 0;
 	u64 t;
 
-	wheel_init(w, 1000);
+	wt_wheel_init(w, 1000);
 	for (i = 0; i < 8; i++) {
-		wheel_entry_init(&ents[i]);
-		wheel_add(w, &ents[i], ticks[i]);
+		wt_wheel_entry_init(&ents[i]);
+		wt_wheel_add(w, &ents[i], ticks[i]);
 	}
-	while ((e = wheel_drain(w))) {
+	while ((e = wt_wheel_drain(w))) {
 		i = e - ents;
 		if (i >= 8 || n >= 8) {		/* not an entry, or too many */
 			CHECK(i < 8 && n < 8);
@@ -751,7 +751,7 @@ static void t_drain(void)
 		}
 		CHECK(!(seen & (1U << i)));
 		seen |= 1U << i;
-		CHECK(!wheel_entry_pending(e));
+		CHECK(!wt_wheel_entry_pending(e));
 		/* Due ones first, the top levels last. */
 		if (n < 3)
 			CHECK(ticks[i] <= 1000);
@@ -764,7 +764,7 @@ static void t_drain(void)
 	CHECK_EQ(w->count, 0);
 	for (i = 0; i < WHEEL_LEVELS; i++)
 		CHECK_EQ(w->occupied[i], 0);
-	CHECK(!wheel_next_expiry(w, &t));
+	CHECK(!wt_wheel_next_expiry(w, &t));
 	CHECK(!expire_one(w, U64_MAX));
 	check_layout(w);
 }
@@ -808,7 +808,7 @@ static void t_apply_slack(void)
 		for (s = 0; s <= 520; s++) {
 			u64 x, best = e;
 
-			r = wheel_apply_slack(e, s);
+			r = wt_wheel_apply_slack(e, s);
 			for (x = e; x <= e + s; x++)
 				if (ctz(x) > ctz(best))
 					best = x;
@@ -824,31 +824,31 @@ static void t_apply_slack(void)
 		s = i % 5 ? rng_next(&rng) >> (rng_next(&rng) % 64) : 0;
 		if (i % 7 == 0)
 			e = U64_MAX - rng_next(&rng) % 300;
-		r = wheel_apply_slack(e, s);
+		r = wt_wheel_apply_slack(e, s);
 		ok &= r == slack_reference(e, s);
 		ok &= r >= e && r <= sat_add(e, s);
 	}
 	CHECK(ok);
 
-	CHECK_EQ(wheel_apply_slack(12345, 0), 12345);
-	CHECK_EQ(wheel_apply_slack(0, 100), 0);
-	CHECK_EQ(wheel_apply_slack(U64_MAX, 1000), U64_MAX);
-	CHECK_EQ(wheel_apply_slack(U64_MAX - 3, 100), U64_MAX - 3);
-	CHECK_EQ(wheel_apply_slack(U64_MAX - 4, 100), U64_MAX - 3);
-	CHECK_EQ(wheel_apply_slack(1, U64_MAX), 1ULL << 63);
-	CHECK_EQ(wheel_apply_slack(1000, 24), 1024);
-	CHECK_EQ(wheel_apply_slack(1000, 23), 1008);
+	CHECK_EQ(wt_wheel_apply_slack(12345, 0), 12345);
+	CHECK_EQ(wt_wheel_apply_slack(0, 100), 0);
+	CHECK_EQ(wt_wheel_apply_slack(U64_MAX, 1000), U64_MAX);
+	CHECK_EQ(wt_wheel_apply_slack(U64_MAX - 3, 100), U64_MAX - 3);
+	CHECK_EQ(wt_wheel_apply_slack(U64_MAX - 4, 100), U64_MAX - 3);
+	CHECK_EQ(wt_wheel_apply_slack(1, U64_MAX), 1ULL << 63);
+	CHECK_EQ(wt_wheel_apply_slack(1000, 24), 1024);
+	CHECK_EQ(wt_wheel_apply_slack(1000, 23), 1008);
 
 	/* A coarse tick comes straight out of its slot: one budget unit. */
-	wheel_init(&wheel, 0);
-	wheel_entry_init(&a);
-	r = wheel_apply_slack(1000000, 1 << 18);
+	wt_wheel_init(&wheel, 0);
+	wt_wheel_entry_init(&a);
+	r = wt_wheel_apply_slack(1000000, 1 << 18);
 	CHECK(ctz(r) >= 18);
-	wheel_add(&wheel, &a, r);
+	wt_wheel_add(&wheel, &a, r);
 	budget = 100;
-	CHECK(!wheel_expire(&wheel, r - 1, &budget));
+	CHECK(!wt_wheel_expire(&wheel, r - 1, &budget));
 	CHECK_EQ(budget, 100);
-	CHECK(wheel_expire(&wheel, r, &budget) == &a);
+	CHECK(wt_wheel_expire(&wheel, r, &budget) == &a);
 	CHECK_EQ(budget, 99);
 }
 
@@ -859,15 +859,15 @@ static void t_add_pending_warns(void)
 	unsigned long before = wheel_warnings;
 	u64 t = 0;
 
-	wheel_init(w, 0);
-	wheel_entry_init(&a);
-	wheel_add(w, &a, 100);
+	wt_wheel_init(w, 0);
+	wt_wheel_entry_init(&a);
+	wt_wheel_add(w, &a, 100);
 	printf("#   (a WARNING is expected next)\n");
-	wheel_add(w, &a, 5000);
+	wt_wheel_add(w, &a, 5000);
 	CHECK_EQ(wheel_warnings, before + 1);
 	CHECK_EQ(w->count, 1);
 	CHECK_EQ(w->occupied[1], 0);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 4096);
 	check_layout(w);
 	wheel_warnings = before;
@@ -880,15 +880,15 @@ static void t_clock_jumps(void)
 	u64 t = 0;
 
 	/* Moving the clock below the earliest slot keeps every placement. */
-	wheel_init(w, 0);
-	wheel_entry_init(&a);
-	wheel_add(w, &a, (7ULL << 30) + 12345);
+	wt_wheel_init(w, 0);
+	wt_wheel_entry_init(&a);
+	wt_wheel_add(w, &a, (7ULL << 30) + 12345);
 	CHECK_EQ(w->occupied[5], 1ULL << 7);
 	CHECK(!expire_one(w, (7ULL << 30) - 1));
 	CHECK_EQ(w->clk, (7ULL << 30) - 1);
 	CHECK_EQ(w->occupied[5], 1ULL << 7);
 	check_layout(w);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 7ULL << 30);
 	CHECK(!expire_one(w, (7ULL << 30) + 12344));
 	CHECK(expire_one(w, (7ULL << 30) + 12345) == &a);
@@ -907,10 +907,10 @@ static void t_order(void)
 		CHECK(ents);
 		return;
 	}
-	wheel_init(w, 0);
+	wt_wheel_init(w, 0);
 	for (i = 0; i < n; i++) {
-		wheel_entry_init(&ents[i]);
-		wheel_add(w, &ents[i], rng_next(&rng) >> (34 + i % 30));
+		wt_wheel_entry_init(&ents[i]);
+		wt_wheel_add(w, &ents[i], rng_next(&rng) >> (34 + i % 30));
 	}
 	while ((e = expire_one(w, 1ULL << 30))) {
 		ordered &= e->expires >= last;
@@ -956,7 +956,7 @@ static void hand_out_all(struct wheel *w, struct wheel_entry *ents,
 		CHECK(seen);
 		return;
 	}
-	while (wheel_next_expiry(w, &t)) {
+	while (wt_wheel_next_expiry(w, &t)) {
 		CHECK(t >= w->clk);
 		if (t > w->clk)
 			CHECK(!expire_one(w, t - 1));
@@ -1002,15 +1002,15 @@ static void rewind_case(u64 c, u64 n, u64 *rng)
 	unsigned int h = digit_level(c, n), l, k, i, cnt = 0, written = 0;
 
 	CHECK(n < c);
-	wheel_init(w, c);
+	wt_wheel_init(w, c);
 	for (l = 0; l < WHEEL_LEVELS; l++) {
 		unsigned int top = l == 10 ? 15 : 63, dc = digit(c, l), d;
 
 		for (k = 0; k < 4 && dc < top; k++) {
 			d = dc + 1 + rng_next(rng) % (top - dc);
-			wheel_entry_init(&ents[cnt]);
-			wheel_add(w, &ents[cnt++],
-				  with_digit(c, l, d, rng_next(rng)));
+			wt_wheel_entry_init(&ents[cnt]);
+			wt_wheel_add(w, &ents[cnt++],
+				     with_digit(c, l, d, rng_next(rng)));
 			before[l] |= 1ULL << d;
 		}
 	}
@@ -1023,8 +1023,8 @@ static void rewind_case(u64 c, u64 n, u64 *rng)
 	due[6] = n + 1 + rng_next(rng) % (c - n);
 	due[7] = rng_next(rng) % (n + 1);
 	for (k = 0; k < ARRAY_SIZE(due); k++) {
-		wheel_entry_init(&ents[cnt]);
-		wheel_add(w, &ents[cnt++], due[k]);
+		wt_wheel_entry_init(&ents[cnt]);
+		wt_wheel_add(w, &ents[cnt++], due[k]);
 	}
 	for (l = 0; l < WHEEL_LEVELS; l++) {
 		CHECK_EQ(w->occupied[l], before[l]);
@@ -1042,7 +1042,7 @@ static void rewind_case(u64 c, u64 n, u64 *rng)
 		saved[i] = ents[i].node;
 
 	ops = wheel_shim_list_ops;
-	wheel_rewind(w, n);
+	wt_wheel_rewind(w, n);
 	ops = wheel_shim_list_ops - ops;
 
 	CHECK_EQ(w->clk, n);
@@ -1115,25 +1115,25 @@ static void t_rewind_noop(void)
 	unsigned int i;
 	u64 t = 0;
 
-	wheel_init(w, 5000);
+	wt_wheel_init(w, 5000);
 	for (i = 0; i < ARRAY_SIZE(ticks); i++) {
-		wheel_entry_init(&ents[i]);
-		wheel_add(w, &ents[i], ticks[i]);
+		wt_wheel_entry_init(&ents[i]);
+		wt_wheel_add(w, &ents[i], ticks[i]);
 	}
 	memcpy(&copy, w, sizeof(*w));
 	ops = wheel_shim_list_ops;
-	wheel_rewind(w, 5000);
-	wheel_rewind(w, 5001);
-	wheel_rewind(w, U64_MAX);
+	wt_wheel_rewind(w, 5000);
+	wt_wheel_rewind(w, 5001);
+	wt_wheel_rewind(w, U64_MAX);
 	CHECK(!memcmp(&copy, w, sizeof(*w)));
 	CHECK_EQ(wheel_shim_list_ops, ops);
 	CHECK_EQ(w->clk, 5000);
 
 	/* An empty wheel just takes the clock. */
-	wheel_init(w, 100);
-	wheel_rewind(w, 50);
+	wt_wheel_init(w, 100);
+	wt_wheel_rewind(w, 50);
 	CHECK_EQ(w->clk, 50);
-	CHECK(!wheel_next_expiry(w, &t));
+	CHECK(!wt_wheel_next_expiry(w, &t));
 	check_layout(w);
 }
 
@@ -1149,18 +1149,18 @@ static void t_rewind_due(void)
 	struct wheel_entry a, b, c, d;
 	u64 t = 0;
 
-	wheel_init(w, 1000);
-	wheel_entry_init(&a);
-	wheel_entry_init(&b);
-	wheel_entry_init(&c);
-	wheel_entry_init(&d);
-	wheel_add(w, &a, 500);			/* due: behind the clock */
-	wheel_add(w, &b, 150);
-	wheel_add(w, &c, 1000);
-	wheel_rewind(w, 200);
+	wt_wheel_init(w, 1000);
+	wt_wheel_entry_init(&a);
+	wt_wheel_entry_init(&b);
+	wt_wheel_entry_init(&c);
+	wt_wheel_entry_init(&d);
+	wt_wheel_add(w, &a, 500);			/* due: behind the clock */
+	wt_wheel_add(w, &b, 150);
+	wt_wheel_add(w, &c, 1000);
+	wt_wheel_rewind(w, 200);
 	CHECK_EQ(w->clk, 200);
 	check_layout(w);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 200);
 	CHECK(expire_one(w, 200) == &b);
 	CHECK_EQ(w->clk, 200);
@@ -1169,8 +1169,8 @@ static void t_rewind_due(void)
 	CHECK(list_empty(&w->due));
 	CHECK_EQ(w->occupied[1], (1ULL << 7) | (1ULL << 15));
 	check_layout(w);
-	wheel_add(w, &d, 300);			/* between the clocks */
-	CHECK(wheel_next_expiry(w, &t));
+	wt_wheel_add(w, &d, 300);			/* between the clocks */
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 256);
 	CHECK(!expire_one(w, 299));
 	CHECK(expire_one(w, 300) == &d);
@@ -1195,28 +1195,28 @@ static void t_rewind_half_cascaded(void)
 	unsigned int i, budget = 5;
 	u64 t = 0;
 
-	wheel_init(w, 0);
+	wt_wheel_init(w, 0);
 	for (i = 0; i < 20; i++) {
-		wheel_entry_init(&ents[i]);
-		wheel_add(w, &ents[i], 4096 + 1 + 3 * i);	/* level 2, slot 1 */
+		wt_wheel_entry_init(&ents[i]);
+		wt_wheel_add(w, &ents[i], 4096 + 1 + 3 * i);	/* level 2, slot 1 */
 	}
-	CHECK(!wheel_expire(w, 4200, &budget));
+	CHECK(!wt_wheel_expire(w, 4200, &budget));
 	CHECK_EQ(budget, 0);
 	CHECK_EQ(w->clk, 4096);
 	CHECK(!list_empty(&w->due));
 	CHECK(w->occupied[0] || w->occupied[1]);
-	wheel_rewind(w, 100);
+	wt_wheel_rewind(w, 100);
 	CHECK_EQ(w->clk, 100);
 	CHECK_EQ(w->occupied[0], 0);
 	CHECK_EQ(w->occupied[1], 0);
 	CHECK_EQ(w->occupied[2], 1ULL << 1);
 	check_layout(w);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 100);			/* the due list: early, never late */
 	CHECK(!expire_one(w, 100));
 	CHECK(list_empty(&w->due));
 	check_layout(w);
-	CHECK(wheel_next_expiry(w, &t));
+	CHECK(wt_wheel_next_expiry(w, &t));
 	CHECK_EQ(t, 4096);
 	hand_out_all(w, ents, 20, 100);
 }
@@ -1242,12 +1242,12 @@ static void rewind_cost(unsigned int n, u64 *ops, u64 *written, double *ns)
 		CHECK(ents && saved);
 		goto out;
 	}
-	wheel_init(w, c);
+	wt_wheel_init(w, c);
 	for (i = 0; i < n; i++) {
 		l = i % 10;
 		d = 1 + (i / 10) % 63;
-		wheel_entry_init(&ents[i]);
-		wheel_add(w, &ents[i], with_digit(c, l, d, rng_next(&rng)));
+		wt_wheel_entry_init(&ents[i]);
+		wt_wheel_add(w, &ents[i], with_digit(c, l, d, rng_next(&rng)));
 	}
 	for (l = 0; l < 10; l++)
 		CHECK_EQ(w->occupied[l], n >= 630 ? lowbits(64) - 1 : 0);
@@ -1257,7 +1257,7 @@ static void rewind_cost(unsigned int n, u64 *ops, u64 *written, double *ns)
 
 	*ops = wheel_shim_list_ops;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	wheel_rewind(w, c - 1);
+	wt_wheel_rewind(w, c - 1);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	*ops = wheel_shim_list_ops - *ops;
 	*ns = (t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec);

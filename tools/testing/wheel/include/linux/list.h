@@ -3,7 +3,7 @@
  * <linux/list.h> for the test programs: libwheeltimer's list_head
  * stand-in, with every primitive that changes links counted in
  * wheel_shim_list_ops (defined by the test program), so that a test can
- * check how many list operations a wheel call made: wheel_rewind(), for
+ * check how many list operations a wheel call made: wt_wheel_rewind(), for
  * one, must make at most one per slot, never one per entry.
  */
 #ifndef _WHEEL_SHIM_LINUX_LIST_H
