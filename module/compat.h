@@ -3,9 +3,8 @@
  * compat.h - the kernel interfaces wheeltimer uses that changed after 6.1
  *
  * Everything that depends on the kernel version lives here, so that a new
- * kernel needs changes in this file only. The WT_HAVE_* macros come from
- * module/Kbuild, which looks for each interface in the headers the module
- * is built against.
+ * kernel needs changes in this file only. The version decides: the module
+ * is built for Debian's kernels, which carry none of these changes back.
  */
 #ifndef _WHEELTIMER_COMPAT_H
 #define _WHEELTIMER_COMPAT_H
@@ -13,11 +12,12 @@
 #include <linux/eventfd.h>
 #include <linux/hrtimer.h>
 #include <linux/slab.h>
+#include <linux/version.h>
 
 /* 6.8 dropped the count argument: a signal always adds one. */
 static inline void wt_eventfd_signal(struct eventfd_ctx *ctx)
 {
-#ifdef WT_HAVE_EVENTFD_SIGNAL_NO_COUNT
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
 	eventfd_signal(ctx);
 #else
 	eventfd_signal(ctx, 1);
@@ -29,7 +29,7 @@ static inline void wt_hrtimer_setup(struct hrtimer *timer,
 				    enum hrtimer_restart (*fn)(struct hrtimer *),
 				    clockid_t clock_id, enum hrtimer_mode mode)
 {
-#ifdef WT_HAVE_HRTIMER_SETUP
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
 	hrtimer_setup(timer, fn, clock_id, mode);
 #else
 	hrtimer_init(timer, clock_id, mode);
