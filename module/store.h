@@ -30,6 +30,7 @@
 #define _WHEELTIMER_STORE_H
 
 #include <linux/mm.h>
+#include <linux/nospec.h>
 #include <linux/types.h>
 
 #include "wheel.h"
@@ -169,16 +170,21 @@ static inline struct wt_period *wt_timer_period(const struct wt_timer *t)
 	return &b->periods[t - b->timers];
 }
 
-/* The live timer with id @id, or NULL. */
+/*
+ * The live timer with id @id, or NULL. The id comes from userspace: the
+ * block index is clamped under speculation too (Spectre v1).
+ */
 static inline struct wt_timer *wt_store_lookup(const struct wt_store *s,
 					       u64 id)
 {
-	u32 index = lower_32_bits(id), pos = index - 1;
+	u32 index = lower_32_bits(id), pos = index - 1, block;
 	struct wt_timer *t;
 
-	if (!index || pos / WT_BLOCK_TIMERS >= s->nr_blocks)
+	block = pos / WT_BLOCK_TIMERS;
+	if (!index || block >= s->nr_blocks)
 		return NULL;
-	t = &s->blocks[pos / WT_BLOCK_TIMERS]->timers[pos % WT_BLOCK_TIMERS];
+	block = array_index_nospec(block, s->nr_blocks);
+	t = &s->blocks[block]->timers[pos % WT_BLOCK_TIMERS];
 	if (t->state == WT_TIMER_FREE || t->gen != upper_32_bits(id))
 		return NULL;
 	return t;

@@ -68,11 +68,22 @@ static u32 below(u32 n)
 	return rng_next(&rng) % n;
 }
 
-/* What the store must find for each id it has handed out and not taken back. */
+/* Counted by the shim's array_index_nospec(). */
+unsigned long long wheel_shim_nospec_calls;
+
+/*
+ * What the store must find for each id it has handed out and not taken
+ * back; the id, as userspace gives it, is clamped under speculation.
+ */
 static void check_live(const struct wt_store *s, unsigned int i)
 {
+	unsigned long long clamps = wheel_shim_nospec_calls;
 	const struct held *h = &live[i];
 	struct wt_timer *t = wt_store_lookup(s, h->id);
+
+	if (wheel_shim_nospec_calls == clamps)
+		fail("id %#llx was looked up without array_index_nospec()",
+		     (unsigned long long)h->id);
 
 	if (t != h->t)
 		fail("id %#llx found %p, not its timer %p",
