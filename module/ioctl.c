@@ -100,18 +100,21 @@ long wt_ioctl_get_config(struct wt_ctx *ctx, void __user *uarg)
 
 long wt_ioctl_advance(struct wt_ctx *ctx, void __user *uarg)
 {
+	struct wt_advance __user *uadv = uarg;
 	struct wt_advance adv;
 	u64 target;
 	long ret;
 
-	if (copy_from_user(&adv, uarg, sizeof(adv)))
+	if (copy_from_user(&adv, uadv, sizeof(adv)))
 		return -EFAULT;
 	if (adv.flags & ~WT_ADVANCE_SET)
 		return -EINVAL;
-	/* The answer must be writable before anything moves. */
-	adv.now = 0;
-	adv.expired = 0;
-	if (copy_to_user(uarg, &adv, sizeof(adv)))
+	/*
+	 * The answer must be writable before anything moves: write back what
+	 * its fields hold, so that a call that fails changes nothing.
+	 */
+	if (put_user(adv.now, &uadv->now) ||
+	    put_user(adv.expired, &uadv->expired))
 		return -EFAULT;
 
 	ret = wt_lock(ctx);
@@ -140,9 +143,12 @@ long wt_ioctl_advance(struct wt_ctx *ctx, void __user *uarg)
 	adv.now = ctx->vnow;
 out:
 	wt_unlock(ctx);
-	if (!ret && copy_to_user(uarg, &adv, sizeof(adv)))
-		ret = -EFAULT;
-	return ret;
+	if (ret)
+		return ret;
+	if (put_user(adv.now, &uadv->now) ||
+	    put_user(adv.expired, &uadv->expired))
+		return -EFAULT;
+	return 0;
 }
 
 long wt_ioctl_set_eventfd(struct wt_ctx *ctx, void __user *uarg)

@@ -3,13 +3,13 @@
  * ops.c - WT_OP_ADD, WT_OP_CANCEL and WT_OP_MODIFY, one at a time
  * (WT_IOC_ADD, WT_IOC_CANCEL, WT_IOC_MODIFY) or in a WT_IOC_BATCH
  *
- * Both paths are the same: operations are applied in chunks of
+ * Both paths are the same: the fields the answers write are checked first
+ * (wt_ops_probe()), then operations are applied in chunks of
  * WT_OPS_CHUNK, each read field by field, applied under one hold of the
  * file's mutex with at most one clock reading and one hrtimer programming,
- * and answered by writing back only @id, @status and @error. Reading a
- * chunk clears those fields, which checks that they can be written; a
- * batch of more chunks than one has its pages probed for reading and
- * writing first. Either way a bad array fails before anything is applied.
+ * and answered by writing back only @id, @status and @error. A bad array
+ * fails before anything is applied, and a call that fails changes
+ * nothing, in the file or in the array.
  *
  * An add that finds no free timeout grows the store, charging the opener's
  * user first (user.h): past the per-user limit it fails with -ENOSPC, as
@@ -263,21 +263,30 @@ static unsigned int wt_apply_ops(struct wt_ctx *ctx, struct wt_op *ops,
 }
 
 /*
- * Check that every page of the @size bytes at @uaddr can be read and
- * written, by reading and writing back one byte of each, so that a call
- * fails before it changes anything rather than after.
+ * Check that the answers to the @n operations at @uops can be written,
+ * before any is applied, by writing back the values their fields hold:
+ * @status, @error and an add's @id, the fields an answer writes, and no
+ * other. So a call that fails here has changed nothing. @only is the
+ * operation of a single-operation ioctl, for which 0 stands; 0 in a batch.
  */
-static int wt_user_probe(void __user *uaddr, size_t size)
+static int wt_ops_probe(struct wt_op __user *uops, unsigned int n, u32 only)
 {
-	char __user *p = uaddr, *end = p + size;
-	char c;
+	u32 op, status, error;
+	unsigned int i;
+	u64 id;
 
-	if (!user_access_begin(uaddr, size))
+	if (!user_access_begin(uops, n * sizeof(*uops)))
 		return -EFAULT;
-	while (p < end) {
-		unsafe_get_user(c, p, fault);
-		unsafe_put_user(c, p, fault);
-		p = (char __user *)PAGE_ALIGN((unsigned long)p + 1);
+	for (i = 0; i < n; i++) {
+		unsafe_get_user(op, &uops[i].op, fault);
+		unsafe_get_user(status, &uops[i].status, fault);
+		unsafe_get_user(error, &uops[i].error, fault);
+		unsafe_put_user(status, &uops[i].status, fault);
+		unsafe_put_user(error, &uops[i].error, fault);
+		if ((op ? op : only) == WT_OP_ADD) {
+			unsafe_get_user(id, &uops[i].id, fault);
+			unsafe_put_user(id, &uops[i].id, fault);
+		}
 	}
 	user_access_end();
 	return 0;
@@ -287,9 +296,7 @@ fault:
 }
 
 /*
- * Read the inputs of @n operations, field by field, and clear the fields
- * the answer will write (@status, @error, and @id of an add), which checks
- * that they can be written before anything is applied. @only is the
+ * Read the inputs of @n operations, field by field. @only is the
  * operation of a single-operation ioctl, for which 0 stands; 0 in a batch.
  */
 static int wt_ops_read(struct wt_op *ops, struct wt_op __user *uops,
@@ -298,7 +305,7 @@ static int wt_ops_read(struct wt_op *ops, struct wt_op __user *uops,
 	struct wt_op *op;
 	unsigned int i;
 
-	if (!user_access_begin(uops, n * sizeof(*ops)))
+	if (!user_read_access_begin(uops, n * sizeof(*ops)))
 		return -EFAULT;
 	for (i = 0; i < n; i++) {
 		op = &ops[i];
@@ -314,15 +321,11 @@ static int wt_ops_read(struct wt_op *ops, struct wt_op __user *uops,
 			op->op = only;
 		op->status = 0;
 		op->error = 0;
-		unsafe_put_user(0, &uops[i].status, fault);
-		unsafe_put_user(0, &uops[i].error, fault);
-		if (op->op == WT_OP_ADD)
-			unsafe_put_user(0, &uops[i].id, fault);
 	}
-	user_access_end();
+	user_read_access_end();
 	return 0;
 fault:
-	user_access_end();
+	user_read_access_end();
 	return -EFAULT;
 }
 
@@ -379,9 +382,7 @@ long wt_ioctl_batch(struct wt_ctx *ctx, void __user *uarg)
 	if (!batch.count)
 		return 0;
 	uops = u64_to_user_ptr(batch.ops);
-	/* One chunk is checked as it is read; more must be checked first. */
-	if (batch.count > WT_OPS_CHUNK &&
-	    wt_user_probe(uops, batch.count * sizeof(*uops)))
+	if (wt_ops_probe(uops, batch.count, 0))
 		return -EFAULT;
 
 	ret = wt_lock(ctx);
@@ -401,6 +402,8 @@ long wt_ioctl_op(struct wt_ctx *ctx, void __user *uarg, u32 code)
 	unsigned int done = 0;
 	long ret;
 
+	if (wt_ops_probe(uarg, 1, code))
+		return -EFAULT;
 	ret = wt_lock(ctx);
 	if (ret)
 		return ret;

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
@@ -244,6 +245,38 @@ TEST_F(hostile, batch_in_readonly_memory_applies_nothing)
 	EXPECT_EQ(1, wt_fdinfo(self->fd, "added"));
 	EXPECT_EQ(1, wt_fdinfo(self->fd, "live"));
 	EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id));
+}
+
+/*
+ * A batch that fails changes nothing, in the file or in the array: the
+ * fields its answers would write keep what they held.
+ */
+TEST_F(hostile, a_failed_batch_leaves_the_array_as_it_was)
+{
+	enum { N = 8 };
+	struct wt_batch b = { .count = N };
+	struct wt_op *ops, saved[N - 1];
+	unsigned int i;
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_NE(MAP_FAILED, self->map);
+	/* The last op's status and error are in the hole. */
+	ops = ops_at_hole(self->map, self->page, N, sizeof(*ops) - 16);
+	for (i = 0; i < N - 1; i++) {
+		ops[i].id = 0x1d00 + i;
+		ops[i].status = 0x5a5a5a5a;
+		ops[i].error = 0xa5a5a5a5;
+	}
+	memcpy(saved, ops, sizeof(saved));
+	b.ops = (uintptr_t)ops;
+	EXPECT_EQ(-1, ioctl(self->fd, WT_IOC_BATCH, &b));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(0, memcmp(saved, ops, sizeof(saved)))
+		TH_LOG("op 0: id %#llx status %#x error %#x",
+		       (unsigned long long)ops[0].id, ops[0].status,
+		       ops[0].error);
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "added"));
 }
 
 TEST_F(hostile, every_ioctl_with_a_bad_pointer_is_efault)
@@ -985,6 +1018,132 @@ TEST_F_TIMEOUT(hostile, a_nonblocking_read_never_waits_for_a_stalled_read, 120)
 	EXPECT_TRUE(n == 1 || n == -EAGAIN);
 	EXPECT_EQ(3, wt_fdinfo(self->fd, "delivered"));
 	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
+}
+
+/* ------------------------------------------- userfaultfd write-protect */
+
+struct wp_watch {
+	int uffd;
+	char *base;		/* the ops array */
+	unsigned int n;		/* its length */
+	atomic_bool stop;
+	unsigned int faults;
+	unsigned int bad;	/* writes to a field no answer writes */
+	unsigned long bad_off;
+};
+
+/* Whether the kernel writes byte @off of an ADD op's answer. */
+static bool answer_field(unsigned long off)
+{
+	return (off >= offsetof(struct wt_op, id) &&
+		off < offsetof(struct wt_op, id) + 8) ||
+	       off >= offsetof(struct wt_op, status);
+}
+
+static void *wp_handler(void *arg)
+{
+	struct wp_watch *w = arg;
+	struct pollfd p = { .fd = w->uffd, .events = POLLIN };
+	struct uffdio_writeprotect wp = { 0 };
+	unsigned long addr, off;
+	long page = sysconf(_SC_PAGESIZE);
+	struct uffd_msg msg;
+
+	while (!atomic_load(&w->stop)) {
+		if (poll(&p, 1, 50) != 1)
+			continue;
+		if (read(w->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+		    msg.event != UFFD_EVENT_PAGEFAULT)
+			continue;
+		addr = msg.arg.pagefault.address;
+		w->faults++;
+		off = (addr - (unsigned long)w->base) % sizeof(struct wt_op);
+		if (addr < (unsigned long)w->base ||
+		    addr >= (unsigned long)w->base + w->n * sizeof(struct wt_op) ||
+		    !answer_field(off)) {
+			w->bad++;
+			w->bad_off = off;
+		}
+		/* Let this page be written from now on, and wake the writer. */
+		wp.range.start = addr & ~(page - 1);
+		wp.range.len = page;
+		wp.mode = 0;
+		ioctl(w->uffd, UFFDIO_WRITEPROTECT, &wp);
+	}
+	return NULL;
+}
+
+/*
+ * A batch writes its answers (an add's @id, @status and @error) and
+ * nothing else of the caller's array, not even to check that it can: the
+ * first write the kernel makes to each write-protected page of the array
+ * is caught and must be an answer. The pages start mid-op, in @slack.
+ */
+TEST_F_TIMEOUT(hostile, a_batch_writes_nothing_but_its_answers, 120)
+{
+	enum { N = 150, PAGES = 4 };
+	struct uffdio_api api = {
+		.api = UFFD_API,
+		.features = UFFD_FEATURE_EXACT_ADDRESS,
+	};
+	struct uffdio_register reg = { .mode = UFFDIO_REGISTER_MODE_WP };
+	struct uffdio_writeprotect wp = { .mode = UFFDIO_WRITEPROTECT_MODE_WP };
+	struct wp_watch w = { .uffd = -1 };
+	size_t len = PAGES * self->page;
+	struct wt_batch b = { .count = N };
+	struct wt_op *ops;
+	unsigned int i;
+	pthread_t th;
+	char *map;
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_EQ(0, wt_virtual(self->fd, USEC));
+	w.uffd = syscall(__NR_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	if (w.uffd < 0)
+		SKIP(return, "userfaultfd() is not available");
+	if (ioctl(w.uffd, UFFDIO_API, &api)) {
+		close(w.uffd);
+		SKIP(return, "no UFFD_FEATURE_EXACT_ADDRESS");
+	}
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, map);
+	memset(map, 0, len);
+	/* Each page after the first starts at byte 40 of an op: @slack. */
+	ops = (struct wt_op *)(map + 24);
+	for (i = 0; i < N; i++)
+		ops[i] = (struct wt_op){ .op = WT_OP_ADD, .deadline = SEC,
+					 .cookie = i };
+	reg.range.start = (uintptr_t)map;
+	reg.range.len = len;
+	if (ioctl(w.uffd, UFFDIO_REGISTER, &reg)) {
+		munmap(map, len);
+		close(w.uffd);
+		SKIP(return, "no write-protect userfaultfd for anonymous memory");
+	}
+	wp.range = reg.range;
+	ASSERT_EQ(0, ioctl(w.uffd, UFFDIO_WRITEPROTECT, &wp));
+	w.base = (char *)ops;
+	w.n = N;
+	ASSERT_EQ(0, pthread_create(&th, NULL, wp_handler, &w));
+	b.ops = (uintptr_t)ops;
+	EXPECT_EQ(N, ioctl(self->fd, WT_IOC_BATCH, &b));
+	/* A single op, across a page boundary, the same. */
+	wp.range = reg.range;
+	ASSERT_EQ(0, ioctl(w.uffd, UFFDIO_WRITEPROTECT, &wp));
+	EXPECT_EQ(0, ioctl(self->fd, WT_IOC_ADD, &ops[63]));
+	atomic_store(&w.stop, true);
+	pthread_join(th, NULL);
+	ksft_print_msg("%u write faults, %u outside the answers\n", w.faults,
+		       w.bad);
+	EXPECT_LE(3, w.faults) TH_LOG("the kernel wrote no protected page");
+	EXPECT_EQ(0, w.bad) TH_LOG("a write to byte %lu of an op", w.bad_off);
+	for (i = 0; i < N; i++)
+		EXPECT_EQ(WT_STATUS_ADDED, ops[i].status);
+	EXPECT_EQ(N + 1, wt_fdinfo(self->fd, "added"));
+	close(w.uffd);
+	munmap(map, len);
 }
 
 TEST_HARNESS_MAIN

@@ -914,6 +914,42 @@ TEST_F(wt, advance_with_a_readonly_struct_is_efault_and_changes_nothing)
 	munmap(ro_set, 4096);
 }
 
+/* An advance that fails leaves the caller's struct as it was. */
+TEST_F(wt, a_failed_advance_writes_nothing_back)
+{
+	const struct wt_advance sent[] = {
+		{ .time = WT_KTIME_MAX, .now = 0x1111, .expired = 0x2222 },
+		{ .time = 1, .flags = WT_ADVANCE_SET, .now = 0x3333,
+		  .expired = 0x4444 },
+		{ .time = 1, .flags = 4, .now = 0x5555, .expired = 0x6666 },
+	};
+	const int errs[] = { ERANGE, EINVAL, EINVAL };
+	struct wt_advance a;
+	unsigned int i;
+	int real;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_advance(self->fd, 5 * MSEC));
+	for (i = 0; i < 3; i++) {
+		a = sent[i];
+		EXPECT_EQ(-errs[i], wt_ret(ioctl(self->fd, WT_IOC_ADVANCE, &a)));
+		EXPECT_EQ(0, memcmp(&a, &sent[i], sizeof(a)))
+			TH_LOG("case %u: now %#llx expired %#llx", i,
+			       (unsigned long long)a.now,
+			       (unsigned long long)a.expired);
+	}
+	/* On a real clock: -EINVAL, and nothing written either. */
+	real = wt_open();
+	ASSERT_LE(0, real);
+	a = sent[0];
+	a.time = 1;
+	EXPECT_EQ(-EINVAL, wt_ret(ioctl(real, WT_IOC_ADVANCE, &a)));
+	EXPECT_EQ(0x1111, a.now);
+	EXPECT_EQ(0x2222, a.expired);
+	close(real);
+}
+
 TEST(advance_on_a_real_clock_is_einval)
 {
 	int fd = wt_open();

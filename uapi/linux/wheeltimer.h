@@ -237,7 +237,7 @@ struct wt_op {
  *
  * Before applying anything, the kernel checks that the whole array can be
  * read and written: if not, the call fails with -EFAULT and nothing has
- * happened, though the fields it writes (below) may have been set to 0.
+ * happened, in the context or in the array.
  * The operations are then applied in order, each on its own: one
  * failing (its @error says why) does not stop the ones after it nor undo
  * the ones before it. The kernel writes @status and @error of every
@@ -321,8 +321,9 @@ struct wt_config {
  * the step. Everything due by the new time has fired (its record is queued)
  * when the call returns. On a context that is not virtual the call fails
  * with -EINVAL. The struct must be writable (-EFAULT before anything
- * happens). A long advance runs in slices and ends at once on a fatal
- * signal, with the clock where it stopped.
+ * happens); a call that fails writes nothing back. A long advance runs in
+ * slices and ends at once on a fatal signal, with the clock where it
+ * stopped.
  */
 struct wt_advance {
 	__u64 time;
