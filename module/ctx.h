@@ -20,17 +20,20 @@
  *
  * Locking order:
  *	ctx->mutex
+ *	  mmap_lock and what a page fault takes: the mutex is held across
+ *	  copies to and from userspace (operations, answers, records), which
+ *	  may fault, and stall for as long as a userfaultfd handler likes
  *	  ctx->wqh.lock		(irq-safe: the hrtimer callback takes it)
  *	    the registered eventfd's lock, and the locks of whatever waits
  *	    on ctx->wqh (eventfd_signal(), wake_up_locked_poll())
  *
  * ctx->mutex serializes everything userspace does to the file: it protects
- * the wheel, the store, the ready list, the configuration, the virtual
- * clock, the hrtimer's programming and the @counters. All the
+ * the wheel, the store, the ready list, the backlog, the configuration,
+ * the virtual clock, the hrtimer's programming and the @counters. All the
  * work whose size a user controls (operations, collecting what is due,
  * ADVANCE, read()) runs under it, in process context, charged to the
  * caller, in slices that reschedule and stop on a fatal signal. poll() and
- * non-blocking reads never sleep on it: they only try it, and a caller
+ * non-blocking reads never wait for it: they only try it, and a caller
  * that held it wakes them when it lets go (wt_trylock(), wt_unlock()).
  *
  * ctx->wqh.lock, the waitqueue's lock as in timerfd, is all the hrtimer
@@ -38,11 +41,16 @@
  * context: @expired, @expired_at, @expiries and @eventfd (written with
  * both locks held). Nothing under it loops over timeouts.
  *
- * Read without a lock: @nr_ready (by poll() and by sleeping readers, with
- * READ_ONCE()), @missed (an atomic), and, by fdinfo, the counters and a
- * few sizes (READ_ONCE(); a 64-bit counter may tear on a 32-bit kernel).
- * The configuration changes only under the mutex, with the hrtimer
- * cancelled, so that the callback may read it with no lock at all.
+ * Read without a lock, with READ_ONCE() against writers' WRITE_ONCE():
+ * @nr_ready, @expired and @backlog, whether records are owed
+ * (wt_records_owed(), for poll(), sleeping readers and wt_unlock());
+ * @missed, an atomic; and, by fdinfo, which must not wait for a file its
+ * owner keeps busy: the counters, @vnow (through wt_now()), @armed, and
+ * the sizes of the wheel and the store. What fdinfo shows is a snapshot,
+ * field by field, used for no decision (a 64-bit value may tear on a
+ * 32-bit kernel). The configuration changes only under the mutex, with the
+ * hrtimer cancelled and the file empty, so that the callback and fdinfo
+ * may read it with no lock at all.
  */
 #ifndef _WHEELTIMER_CTX_H
 #define _WHEELTIMER_CTX_H
@@ -122,8 +130,8 @@ struct wt_counters {
  * @expiries: times the file's timer expired: the hrtimer's callback ran, or
  *	wt_program() found the next expiry due already
  * @mutex: serializes what userspace does, see above
- * @missed: a caller of wt_trylock() was turned away while the mutex was
- *	held; its holder wakes the waiters when it lets go
+ * @missed: the WT_MISSED_* of the callers wt_trylock() turned away while
+ *	the mutex was held; its holder wakes the waiters when it lets go
  * @ready: timeouts that fired and whose record is unread, oldest first
  * @ready_tail: the last node of @ready, for O(1) appends; NULL when empty
  * @nr_ready: records on @ready
@@ -132,6 +140,9 @@ struct wt_counters {
  * @reprogram: the hrtimer may have to be moved earlier (an entry went in
  *	before @armed, or @ready emptied with due timeouts left behind it)
  * @collected: the tick up to which the last collection looked
+ * @backlog: a collection stopped short: what was due at @backlog_at is not
+ *	all on the ready list yet
+ * @backlog_at: the reading of that collection, while @backlog
  * @vnow: the virtual clock, in ns, when WT_CONFIG_VIRTUAL
  * @resolution: ns per tick
  * @last_tick: the last tick whose start is a time (at most WT_TIME_MAX)
@@ -174,6 +185,8 @@ struct wt_ctx {
 	u64 armed;
 	bool reprogram;
 	u64 collected;
+	bool backlog;
+	u64 backlog_at;
 	u64 vnow;
 	u64 resolution;
 	u64 last_tick;
@@ -205,6 +218,16 @@ static inline bool wt_is_virtual(const struct wt_ctx *ctx)
 	return ctx->flags & WT_CONFIG_VIRTUAL;
 }
 
+/*
+ * Whether records are ready or owed: a waiter must not sleep, and a reader
+ * turned away must hear when the file is free. Without a lock.
+ */
+static inline bool wt_records_owed(const struct wt_ctx *ctx)
+{
+	return READ_ONCE(ctx->nr_ready) || READ_ONCE(ctx->expired) ||
+	       READ_ONCE(ctx->backlog);
+}
+
 static inline u64 wt_kind_flags(const struct wt_timer *t)
 {
 	switch (t->kind) {
@@ -217,6 +240,10 @@ static inline u64 wt_kind_flags(const struct wt_timer *t)
 	}
 }
 
+/* Who wt_trylock() turned away, for the note in ctx->missed. */
+#define WT_MISSED_POLL		0x1
+#define WT_MISSED_READ		0x2
+
 /* main.c: the module parameters, as they are now. */
 unsigned long wt_pending_default(void);
 unsigned long wt_pending_limit(void);
@@ -225,7 +252,7 @@ unsigned long wt_user_limit_bytes(void);
 /* file.c */
 extern const struct file_operations wt_fops;
 int wt_lock(struct wt_ctx *ctx);
-bool wt_trylock(struct wt_ctx *ctx);
+bool wt_trylock(struct wt_ctx *ctx, int who);
 void wt_unlock(struct wt_ctx *ctx);
 
 /* drive.c */

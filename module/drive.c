@@ -44,19 +44,26 @@
  * fired_at. A record's fired_at is the file's clock when the kernel found
  * the timeout due: the reading the callback took at the expiry that found
  * it, for what was due by then, else the reading of the call that
- * collected it. It is never less than the deadline. A timeout whose tick
- * has started counts as fired whether or not anyone has collected it: a
- * CANCEL or MODIFY withdraws its record (WT_STATUS_WITHDRAWN), and QUERY
- * calls it fired (wt_due_tick()). Nobody needs to collect while nobody
- * reads or polls: an expiry that finds only a cascade to do wakes the
- * waiters, and the first to look moves the wheel on and re-arms.
+ * collected it. A collection that stops short (a reader's buffer is full)
+ * keeps its reading with what is left due at it, the backlog, and the next
+ * collection hands that out first, stamped with the same reading: a
+ * thousand timeouts found due by one expiry all carry its reading, however
+ * many reads take them. fired_at is never less than the deadline. A
+ * timeout whose tick has started counts as fired whether or not anyone has
+ * collected it: a CANCEL or MODIFY withdraws its record
+ * (WT_STATUS_WITHDRAWN), and QUERY calls it fired (wt_due_tick()). Nobody
+ * needs to collect while nobody reads or polls: an expiry that finds only
+ * a cascade to do wakes the waiters, and the first to look moves the wheel
+ * on and re-arms.
  *
  * Who re-arms. After a collection the hrtimer is armed for the wheel's next
- * expiry, unless records are ready and what is due lies behind them: the
- * reader who empties the ready list then collects it, or arms the hrtimer
- * at once (ctx->reprogram). So while anything is pending, the hrtimer is
- * armed for it, or has expired and a collection is owed, or ready records
- * stand in front of it, and a waiter is always woken.
+ * expiry, unless a backlog is left (whoever collects it re-arms), or
+ * records are ready and what is due lies behind them: the reader who
+ * empties the ready list then collects it, or arms the hrtimer at once
+ * (ctx->reprogram). So while anything is pending, the hrtimer is armed for
+ * it, or has expired and a collection is owed, or a backlog or ready
+ * records stand in front of it, and a waiter never sleeps while records
+ * are owed (wt_records_owed()).
  *
  * Clocks that step back. CLOCK_REALTIME (and a virtual clock set back on
  * purpose) can read earlier than the wheel's own clock, which only moves
@@ -94,13 +101,16 @@
 /* Like timerfd's, an hrtimer whose callback runs in hard interrupt context. */
 #define WT_HRTIMER_MODE		HRTIMER_MODE_ABS
 
-/* The file's clock, in ns. Callers hold the mutex, or are the callback. */
+/*
+ * The file's clock, in ns. Callers hold the mutex, or are the callback, or
+ * fdinfo, which reads the virtual clock without the mutex.
+ */
 u64 wt_now(const struct wt_ctx *ctx)
 {
 	s64 now;
 
 	if (wt_is_virtual(ctx))
-		return ctx->vnow;
+		return READ_ONCE(ctx->vnow);
 	switch (ctx->clockid) {
 	case CLOCK_BOOTTIME:
 		now = ktime_get_boottime();
@@ -217,6 +227,8 @@ u64 wt_due_tick(struct wt_ctx *ctx, u64 now)
 	if (wt_is_virtual(ctx))
 		return 0;
 	tick = wt_tick_now(ctx, now);
+	if (ctx->backlog)
+		tick = max(tick, wt_tick_now(ctx, ctx->backlog_at));
 	if (READ_ONCE(ctx->expired)) {
 		spin_lock_irq(&ctx->wqh.lock);
 		/* A clock stepped back since may read before the expiry. */
@@ -253,7 +265,7 @@ static void wt_expire_locked(struct wt_ctx *ctx, u64 now)
 {
 	lockdep_assert_held(&ctx->wqh.lock);
 	if (!ctx->expired) {
-		ctx->expired = true;
+		WRITE_ONCE(ctx->expired, true);
 		ctx->expired_at = now;
 	}
 	ctx->expiries++;
@@ -264,7 +276,7 @@ static void wt_arm(struct wt_ctx *ctx, u64 tick)
 {
 	ktime_t expires = wt_tick_to_host(ctx, tick);
 
-	ctx->armed = tick;
+	WRITE_ONCE(ctx->armed, tick);
 	wt_count(ctx, programs, 1);
 	trace_wheeltimer_hrtimer_program(ctx->context_id, tick, expires);
 	hrtimer_start(&ctx->timer, expires, WT_HRTIMER_MODE);
@@ -284,11 +296,12 @@ void wt_program(struct wt_ctx *ctx)
 
 	lockdep_assert_held(&ctx->mutex);
 	ctx->reprogram = false;
-	if (wt_is_virtual(ctx))
+	/* A backlog is collected first, and its collection programs again. */
+	if (wt_is_virtual(ctx) || ctx->backlog)
 		return;
 	/* Not queued: it has expired (or is expiring) since it was armed. */
 	if (!hrtimer_is_queued(&ctx->timer))
-		ctx->armed = WT_UNARMED;
+		WRITE_ONCE(ctx->armed, WT_UNARMED);
 	if (!wt_wheel_next_expiry(&ctx->wheel, &tick))
 		return;
 	if (ctx->nr_ready && tick <= ctx->collected)
@@ -331,27 +344,47 @@ static unsigned int __wt_expire(struct wt_ctx *ctx, u64 now, u64 nowtick,
 	return n;
 }
 
+/* How a collection at one reading ended. */
+enum wt_collected {
+	WT_DRAINED,	/* everything due at the reading is on the ready list */
+	WT_STOPPED,	/* @want records were ready, or a fatal signal came */
+};
+
 /*
- * Hand out what is due at @now, stamped @now, in slices, until @want
- * records are ready or nothing more is due. Returns false if a fatal
- * signal cut it short.
+ * Hand out what is due at the reading @at, stamped @at, in slices, until
+ * @want records are ready or nothing more is due at it.
  */
-static bool wt_collect_upto(struct wt_ctx *ctx, u64 now, u64 want)
+static enum wt_collected wt_collect_at(struct wt_ctx *ctx, u64 at, u64 want)
 {
-	u64 nowtick = wt_tick_now(ctx, now);
+	u64 attick = wt_tick_now(ctx, at);
 	unsigned int budget;
 
 	lockdep_assert_held(&ctx->mutex);
-	while (ctx->nr_ready < want) {
+	for (;;) {
+		if (ctx->nr_ready >= want)
+			return WT_STOPPED;
 		budget = WT_COLLECT_SLICE;
-		__wt_expire(ctx, now, nowtick, &budget);
+		__wt_expire(ctx, at, attick, &budget);
 		if (budget)
-			break;
+			return WT_DRAINED;
 		cond_resched();
 		if (fatal_signal_pending(current))
-			return false;
+			return WT_STOPPED;
 	}
-	return true;
+}
+
+/*
+ * Collect at the reading @at; if that stops short, what is left due at it
+ * is the backlog, to be collected with the same reading next time.
+ */
+static enum wt_collected wt_collect_or_keep(struct wt_ctx *ctx, u64 at,
+					    u64 want)
+{
+	if (wt_collect_at(ctx, at, want) == WT_DRAINED)
+		return WT_DRAINED;
+	ctx->backlog_at = at;
+	WRITE_ONCE(ctx->backlog, true);
+	return WT_STOPPED;
 }
 
 /**
@@ -359,35 +392,45 @@ static bool wt_collect_upto(struct wt_ctx *ctx, u64 now, u64 want)
  * @ctx: the context; caller holds its mutex
  * @want: stop once this many records are ready (WT_COLLECT_ALL: never)
  *
- * What the last hrtimer expiry found due is stamped with that expiry's
- * reading, the rest with the clock now. Then the hrtimer is armed for
- * whatever comes next. A virtual clock collects only in wt_advance().
+ * Each timeout is stamped with the reading of the look that found it due:
+ * first the backlog that a collection stopped short left, with that
+ * collection's reading; then what the last hrtimer expiry found, with the
+ * expiry's reading; then the rest, with the clock now. A reading the clock
+ * has since stepped back from is dropped: what it found is due again when
+ * the clock gets there (see "Clocks that step back"). Then the hrtimer is
+ * armed for whatever comes next. A virtual clock collects only in
+ * wt_advance().
  */
 void wt_collect(struct wt_ctx *ctx, u64 want)
 {
+	u64 at, now, nowtick;
 	bool expired;
-	u64 at, now;
 
 	lockdep_assert_held(&ctx->mutex);
 	if (wt_is_virtual(ctx))
 		return;
+	now = wt_now(ctx);
+	nowtick = wt_tick_now(ctx, now);
+	if (ctx->backlog) {
+		at = ctx->backlog_at;
+		if (wt_tick_now(ctx, at) <= nowtick &&
+		    wt_collect_at(ctx, at, want) != WT_DRAINED)
+			goto out;
+		WRITE_ONCE(ctx->backlog, false);
+	}
+
 	spin_lock_irq(&ctx->wqh.lock);
 	expired = ctx->expired;
 	at = ctx->expired_at;
-	ctx->expired = false;
+	WRITE_ONCE(ctx->expired, false);
 	spin_unlock_irq(&ctx->wqh.lock);
 
-	/*
-	 * What the expiry found due, unless a collection since has gone that
-	 * far already. Only the clock's own reading may set the wheel back.
-	 */
-	if (expired && wt_tick_now(ctx, at) >= ctx->wheel.clk &&
-	    !wt_collect_upto(ctx, at, want))
+	if (expired && wt_tick_now(ctx, at) <= nowtick &&
+	    wt_collect_or_keep(ctx, at, want) != WT_DRAINED)
 		goto out;
-	now = wt_now(ctx);
-	wt_rewind(ctx, wt_tick_now(ctx, now));
-	if (wt_collect_upto(ctx, now, want))
-		ctx->collected = wt_tick_now(ctx, now);
+	wt_rewind(ctx, nowtick);
+	if (wt_collect_or_keep(ctx, now, want) == WT_DRAINED)
+		ctx->collected = nowtick;
 out:
 	wt_program(ctx);
 }
@@ -414,7 +457,7 @@ int wt_advance(struct wt_ctx *ctx, u64 target, u64 *expired)
 	lockdep_assert_held(&ctx->mutex);
 	if (target < ctx->vnow) {
 		/* Stepped back: nothing fires. */
-		ctx->vnow = target;
+		WRITE_ONCE(ctx->vnow, target);
 		wt_rewind(ctx, ttick);
 		*expired = 0;
 		return 0;
@@ -426,7 +469,8 @@ int wt_advance(struct wt_ctx *ctx, u64 target, u64 *expired)
 			    tick > ttick)
 				goto done;
 			/* tick <= ttick, so tick * resolution <= target */
-			ctx->vnow = max(ctx->vnow, tick * ctx->resolution);
+			WRITE_ONCE(ctx->vnow,
+				   max(ctx->vnow, tick * ctx->resolution));
 			n += __wt_expire(ctx, ctx->vnow, tick, &budget);
 		}
 		cond_resched();
@@ -437,7 +481,7 @@ int wt_advance(struct wt_ctx *ctx, u64 target, u64 *expired)
 	}
 done:
 	if (!ret)
-		ctx->vnow = target;
+		WRITE_ONCE(ctx->vnow, target);
 	if (n)
 		wt_notify(ctx);
 	*expired = n;
@@ -489,12 +533,13 @@ void wt_configure(struct wt_ctx *ctx, const struct wt_config *cfg)
 	ctx->clockid = cfg->clockid;
 	ctx->offset = cfg->flags & WT_CONFIG_VIRTUAL ? 0 :
 		      wt_ns_offset(ctx, cfg->clockid);
-	ctx->vnow = 0;
-	ctx->armed = WT_UNARMED;
+	WRITE_ONCE(ctx->vnow, 0);
+	WRITE_ONCE(ctx->armed, WT_UNARMED);
 	ctx->reprogram = false;
 	spin_lock_irq(&ctx->wqh.lock);
-	ctx->expired = false;
+	WRITE_ONCE(ctx->expired, false);
 	spin_unlock_irq(&ctx->wqh.lock);
+	WRITE_ONCE(ctx->backlog, false);
 	wt_wheel_init(&ctx->wheel, wt_tick_now(ctx, wt_now(ctx)));
 	ctx->collected = ctx->wheel.clk;
 }

@@ -5,10 +5,11 @@
  * Each open() is a context of its own (ctx.h), freed by the last close().
  * read() returns whole records, blocking for the first unless the file is
  * O_NONBLOCK or io_uring asks without waiting (FMODE_NOWAIT); poll()
- * reports EPOLLIN while records are ready. Both collect what is due first
- * (drive.c), and neither sleeps on the file's mutex when it must not: a
- * caller that only tries the mutex and is turned away leaves a note that
- * makes the holder wake the waiters when it lets go.
+ * reports EPOLLIN while records are ready and a read() would get them.
+ * Both collect what is due first (drive.c), and neither sleeps on the
+ * file's mutex when it must not: a caller that only tries the mutex and is
+ * turned away leaves a note that makes the holder wake the waiters when it
+ * lets go.
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
@@ -38,32 +39,42 @@ int wt_lock(struct wt_ctx *ctx)
 
 /*
  * Take the mutex if it is free. If it is not, leave a note for its holder
- * first: the holder's wt_unlock() either sees the note and wakes the
- * waiters, or has let go already, and the second try gets the mutex.
+ * first, saying who was turned away (WT_MISSED_POLL, WT_MISSED_READ): the
+ * holder's wt_unlock() either sees the note and wakes the waiters, or has
+ * let go already, and the second try gets the mutex.
  */
-bool wt_trylock(struct wt_ctx *ctx)
+bool wt_trylock(struct wt_ctx *ctx, int who)
 {
 	if (mutex_trylock(&ctx->mutex))
 		return true;
-	atomic_set(&ctx->missed, 1);
+	atomic_or(who, &ctx->missed);
 	/* Pairs with the barrier in wt_unlock(). */
-	smp_mb();
+	smp_mb__after_atomic();
 	return mutex_trylock(&ctx->mutex);
 }
 
 void wt_unlock(struct wt_ctx *ctx)
 {
+	int missed;
+
 	mutex_unlock(&ctx->mutex);
 	/* Pairs with the barrier in wt_trylock(). */
 	smp_mb();
-	if (atomic_read(&ctx->missed) && atomic_xchg(&ctx->missed, 0)) {
-		spin_lock_irq(&ctx->wqh.lock);
-		wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
-		/* An eventfd reader turned away would otherwise wait for good. */
-		if (ctx->eventfd && (READ_ONCE(ctx->nr_ready) || ctx->expired))
-			wt_eventfd_signal(ctx->eventfd);
-		spin_unlock_irq(&ctx->wqh.lock);
-	}
+	if (!atomic_read(&ctx->missed))
+		return;
+	missed = atomic_xchg(&ctx->missed, 0);
+	if (!missed)
+		return;
+	spin_lock_irq(&ctx->wqh.lock);
+	wake_up_locked_poll(&ctx->wqh, EPOLLIN | EPOLLRDNORM);
+	/*
+	 * A non-blocking reader turned away may be one that waits on the
+	 * eventfd alone, which would otherwise wait for good; a poller is
+	 * woken above.
+	 */
+	if (missed & WT_MISSED_READ && ctx->eventfd && wt_records_owed(ctx))
+		wt_eventfd_signal(ctx->eventfd);
+	spin_unlock_irq(&ctx->wqh.lock);
 }
 
 static ssize_t wt_read_iter(struct kiocb *iocb, struct iov_iter *to)
@@ -80,7 +91,7 @@ static ssize_t wt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 		return -EINVAL;
 	for (;;) {
 		if (nowait) {
-			if (!wt_trylock(ctx))
+			if (!wt_trylock(ctx, WT_MISSED_READ))
 				return done ? done : -EAGAIN;
 		} else {
 			ret = wt_lock(ctx);
@@ -105,24 +116,32 @@ static ssize_t wt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 			return done;
 		if (nowait)
 			return -EAGAIN;
-		ret = wait_event_interruptible(ctx->wqh,
-					       READ_ONCE(ctx->nr_ready) ||
-					       READ_ONCE(ctx->expired));
+		ret = wait_event_interruptible(ctx->wqh, wt_records_owed(ctx));
 		if (ret)
 			return ret;
 	}
 }
 
+/*
+ * Readable means that a read() now makes progress, as for timerfd and
+ * eventfd: a file that another call keeps busy (the mutex held by a batch,
+ * an ADVANCE, a read() stalled in a page fault) is not readable, even with
+ * records queued, since a non-blocking read() would be turned away; its
+ * holder wakes the pollers when it lets go (wt_unlock()).
+ */
 static __poll_t wt_poll(struct file *file, poll_table *wait)
 {
 	struct wt_ctx *ctx = file->private_data;
+	bool ready;
 
 	poll_wait(file, &ctx->wqh, wait);
-	if (!READ_ONCE(ctx->nr_ready) && wt_trylock(ctx)) {
+	if (!wt_trylock(ctx, WT_MISSED_POLL))
+		return 0;
+	if (!ctx->nr_ready)
 		wt_collect(ctx, 1);
-		wt_unlock(ctx);
-	}
-	return READ_ONCE(ctx->nr_ready) ? EPOLLIN | EPOLLRDNORM : 0;
+	ready = ctx->nr_ready;
+	wt_unlock(ctx);
+	return ready ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 static long wt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)

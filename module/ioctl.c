@@ -178,7 +178,7 @@ long wt_ioctl_set_eventfd(struct wt_ctx *ctx, void __user *uarg)
 	old = ctx->eventfd;
 	ctx->eventfd = new;
 	/* Records already waiting, or owed, would go unannounced. */
-	if (new && (ctx->nr_ready || ctx->expired))
+	if (new && wt_records_owed(ctx))
 		wt_eventfd_signal(new);
 	spin_unlock_irq(&ctx->wqh.lock);
 	wt_unlock(ctx);
@@ -205,7 +205,9 @@ long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg)
 		wt_unlock(ctx);
 		return -ENOENT;
 	}
-	/* Fired: ready, or due though nobody has collected it yet. */
+	/* What is due is queued, so that the counters say what QUERY says. */
+	wt_collect(ctx, WT_COLLECT_ALL);
+	/* Fired: ready, or due though a fatal signal cut the collection. */
 	now = wt_now(ctx);
 	fired = t->state == WT_TIMER_READY ||
 		t->entry.expires < wt_due_tick(ctx, now);
@@ -237,6 +239,8 @@ long wt_ioctl_stats(struct wt_ctx *ctx, void __user *uarg, size_t usize)
 	ret = wt_lock(ctx);
 	if (ret)
 		return ret;
+	/* What is due counts as fired: it is queued first. */
+	wt_collect(ctx, WT_COLLECT_ALL);
 	wt_stats_fill(ctx, &st);
 	wt_unlock(ctx);
 	st.size = n;

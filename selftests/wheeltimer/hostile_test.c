@@ -1020,6 +1020,187 @@ TEST_F_TIMEOUT(hostile, a_nonblocking_read_never_waits_for_a_stalled_read, 120)
 	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
 }
 
+/*
+ * A file another call keeps busy (here a read() stalled in a page fault,
+ * holding the file) is not readable, even with records queued, since a
+ * non-blocking read() would be turned away: a level-triggered epoll loop
+ * sleeps instead of going round, and is woken when the file is free.
+ */
+TEST_F_TIMEOUT(hostile, a_busy_file_is_not_readable_until_a_read_can_progress, 120)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	struct racer a = { .fd = -1 };
+	struct stall st = { .uffd = -1 };
+	unsigned int rounds = 0, wasted = 0;
+	struct wt_event ev;
+	const char *why = "";
+	__u64 ids[3], end;
+	pthread_t ta;
+	bool stalled;
+	int ep;
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	if (stall_init(&st, self->page, &why)) {
+		stall_fini(&st);
+		SKIP(return, "%s", why);
+	}
+	fire_n(_metadata, self->fd, 3, ids, 0, 0);
+	a.fd = self->fd;
+	a.buf = st.map + st.page - EV;
+	a.len = 2 * EV;
+	ASSERT_EQ(0, pthread_create(&ta, NULL, racer_read, &a));
+	stalled = stall_wait(&st, 10000);
+	EXPECT_TRUE(stalled) TH_LOG("the read never touched the watched page");
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &e));
+	/* A fifth of a second of stall, looked at as an event loop would. */
+	end = wt_clock_ns(CLOCK_MONOTONIC) + 200 * MSEC;
+	while (wt_clock_ns(CLOCK_MONOTONIC) < end) {
+		rounds++;
+		if (epoll_wait(ep, &e, 1, 20) != 1)
+			continue;
+		if (read(self->fd, &ev, EV) < 0 && errno == EAGAIN)
+			wasted++;
+	}
+	ASSERT_EQ(0, stall_resolve(&st));
+	pthread_join(ta, NULL);
+	stall_fini(&st);
+	ksft_print_msg("%u rounds during the stall, %u readable then EAGAIN\n",
+		       rounds, wasted);
+	EXPECT_LE(wasted, 2) TH_LOG("the loop spun while the file was busy");
+	EXPECT_EQ(2 * EV, a.ret);
+	/* Free again: readable, and the third record reads. */
+	EXPECT_EQ(1, epoll_wait(ep, &e, 1, 10000));
+	EXPECT_EQ(1, wt_read(self->fd, &ev, 1));
+	EXPECT_EQ(ids[2], ev.id);
+	close(ep);
+}
+
+/*
+ * Timeouts for a long ADVANCE: @n of them, @apart ns apart from @from (all
+ * at @from with 0: an advance then cascades them all, level by level,
+ * before the first fires).
+ */
+static void add_far(struct __test_metadata *_metadata, int fd, unsigned int n,
+		    __u64 from, __u64 apart)
+{
+	static struct wt_op ops[WT_BATCH_MAX];
+	unsigned int i, k, m;
+
+	for (k = 0; k < n; k += m) {
+		m = n - k < WT_BATCH_MAX ? n - k : WT_BATCH_MAX;
+		memset(ops, 0, sizeof(ops));
+		for (i = 0; i < m; i++) {
+			ops[i].op = WT_OP_ADD;
+			ops[i].flags = WT_ABSTIME;
+			ops[i].deadline = from + (__u64)(k + i) * apart;
+			ops[i].cookie = k + i;
+		}
+		ASSERT_EQ(m, wt_batch(fd, ops, m));
+	}
+}
+
+struct advancer {
+	int fd;
+	__u64 step;
+	__s64 expired;
+	__u64 took_ns;
+	atomic_bool done;
+};
+
+static void *advancer_run(void *arg)
+{
+	struct advancer *a = arg;
+	__u64 t0 = wt_clock_ns(CLOCK_MONOTONIC);
+
+	a->expired = wt_advance(a->fd, a->step);
+	a->took_ns = wt_clock_ns(CLOCK_MONOTONIC) - t0;
+	atomic_store(&a->done, true);
+	return NULL;
+}
+
+#define FAR	200000
+
+/* The same, with the file busy in a long ADVANCE in another thread. */
+TEST_F_TIMEOUT(hostile, a_long_advance_does_not_make_an_event_loop_spin, 300)
+{
+	struct epoll_event e = { .events = EPOLLIN };
+	struct advancer a = { .fd = -1 };
+	unsigned int rounds = 0, wasted = 0;
+	struct wt_event ev;
+	pthread_t ta;
+	int ep;
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	/* More records than the loop can read before the advance starts. */
+	ASSERT_EQ(0, wt_virtual(self->fd, USEC));
+	add_far(_metadata, self->fd, 20000, SEC, USEC);
+	ASSERT_EQ(20000, wt_advance(self->fd, 2 * SEC));
+	add_far(_metadata, self->fd, FAR, 10 * SEC, 500 * USEC);
+	ASSERT_EQ(0, fcntl(self->fd, F_SETFL, O_NONBLOCK));
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	ASSERT_LE(0, ep);
+	ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, self->fd, &e));
+	a.fd = self->fd;
+	a.step = 200 * SEC;
+	ASSERT_EQ(0, pthread_create(&ta, NULL, advancer_run, &a));
+	while (!atomic_load(&a.done)) {
+		rounds++;
+		if (epoll_wait(ep, &e, 1, 50) != 1)
+			continue;
+		if (read(self->fd, &ev, EV) < 0 && errno == EAGAIN)
+			wasted++;
+	}
+	pthread_join(ta, NULL);
+	ksft_print_msg("advance of %d timeouts took %.3f s: %u rounds, %u readable then EAGAIN\n",
+		       FAR, a.took_ns / 1e9, rounds, wasted);
+	EXPECT_EQ(FAR, a.expired);
+	EXPECT_LE(wasted, 5) TH_LOG("the loop spun while the file was busy");
+	close(ep);
+}
+
+/*
+ * The eventfd counts what the uapi says: a poll() turned away by a busy
+ * file adds nothing to it (pollers are woken through the file); only the
+ * ADVANCE that queued records does.
+ */
+TEST_F_TIMEOUT(hostile, a_poll_turned_away_adds_nothing_to_the_eventfd, 300)
+{
+	struct pollfd p = { .fd = -1, .events = POLLIN };
+	int efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	struct advancer a = { .fd = -1 };
+	unsigned int polls = 0;
+	__u64 count = 0;
+	pthread_t ta;
+
+	if (self->fd < 0)
+		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, wt_virtual(self->fd, USEC));
+	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
+	/* Long before the first record: polls find nothing queued. */
+	add_far(_metadata, self->fd, FAR, SEC, 0);
+	p.fd = self->fd;
+	a.fd = self->fd;
+	a.step = 200 * SEC;
+	ASSERT_EQ(0, pthread_create(&ta, NULL, advancer_run, &a));
+	while (!atomic_load(&a.done)) {
+		poll(&p, 1, 0);
+		polls++;
+	}
+	pthread_join(ta, NULL);
+	ksft_print_msg("%u polls during an advance of %.3f s\n", polls,
+		       a.took_ns / 1e9);
+	EXPECT_EQ(FAR, a.expired);
+	ASSERT_EQ(sizeof(count), read(efd, &count, sizeof(count)));
+	EXPECT_EQ(1, count);
+	close(efd);
+}
+
 /* ------------------------------------------- userfaultfd write-protect */
 
 struct wp_watch {

@@ -564,4 +564,93 @@ TEST_F(real, a_backlog_already_due_is_read_without_arming_the_hrtimer)
 	close(efd);
 }
 
+/*
+ * Timeouts that one expiry finds due carry that expiry's reading, however
+ * many reads take them and however late: a reader that takes 64 records
+ * at a time does not make the rest look found later.
+ */
+TEST_F(real, one_expiry_stamps_its_whole_backlog_with_its_reading)
+{
+	enum { N = 1000, BATCH = 250, CHUNK = 64 };
+	static unsigned char seen[N];
+	struct wt_event ev[CHUNK];
+	struct wt_op ops[BATCH];
+	unsigned int got = 0, late = 0, i, k;
+	__u64 deadline, stamp = 0;
+	int r;
+
+	if (self->fd < 0)
+		return;
+	memset(seen, 0, sizeof(seen));
+	deadline = now(self) + 50 * MSEC;
+	for (k = 0; k < N; k += BATCH) {
+		memset(ops, 0, sizeof(ops));
+		for (i = 0; i < BATCH; i++) {
+			ops[i].op = WT_OP_ADD;
+			ops[i].flags = WT_ABSTIME;
+			ops[i].deadline = deadline;
+			ops[i].cookie = k + i;
+		}
+		ASSERT_EQ(BATCH, wt_batch(self->fd, ops, BATCH));
+	}
+	while (got < N) {
+		r = wt_read(self->fd, ev, CHUNK);
+		ASSERT_LT(0, r) TH_LOG("after %u records: %s", got, strerror(-r));
+		if (!stamp)
+			stamp = ev[0].fired_at;
+		for (i = 0; i < (unsigned int)r; i++) {
+			ASSERT_GT(N, ev[i].cookie);
+			EXPECT_EQ(0, seen[ev[i].cookie]++);
+			EXPECT_LE(deadline, ev[i].fired_at);
+			if (ev[i].fired_at != stamp && !late++)
+				ksft_print_msg("record %u: fired_at %lld ns after the first's\n",
+					       got + i,
+					       (long long)(ev[i].fired_at - stamp));
+		}
+		got += r;
+		/* The next read comes later: its own clock is later. */
+		usleep(2000);
+	}
+	EXPECT_EQ(0, late) TH_LOG("%u of %u records carry a later reading",
+				  late, N);
+	EXPECT_EQ(N, wt_fdinfo(self->fd, "delivered"));
+}
+
+/*
+ * Once a timeout's deadline has passed, QUERY calls it fired, and STATS
+ * counts it fired: both collect what is due before they answer.
+ */
+TEST_F(real, query_and_stats_agree_on_what_has_fired)
+{
+	struct wt_stats st = { 0 };
+	struct wt_query q;
+	__u64 id, deadline;
+	int i;
+
+	if (self->fd < 0)
+		return;
+	deadline = now(self) + 10 * MSEC;
+	ASSERT_EQ(0, wt_add_abs(self->fd, deadline, &id));
+	/*
+	 * Past the deadline, and the hrtimer has expired (an expiry before
+	 * the deadline may only have cascaded it: nobody looks till later).
+	 */
+	for (i = 0; i < 2000; i++) {
+		if (now(self) > deadline + 10 * MSEC &&
+		    wt_fdinfo(self->fd, "hrtimer_expiries"))
+			break;
+		usleep(5000);
+	}
+	ASSERT_LE(1, wt_fdinfo(self->fd, "hrtimer_expiries"));
+	/* Nobody has looked yet. */
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "fired"));
+	ASSERT_EQ(0, wt_query(self->fd, id, &q));
+	EXPECT_EQ(WT_STATE_FIRED, q.state);
+	ASSERT_EQ(0, ioctl(self->fd, WT_IOC_STATS, &st));
+	EXPECT_EQ(1, st.fired);
+	EXPECT_EQ(1, st.ready);
+	EXPECT_EQ(0, st.pending);
+	EXPECT_EQ(1, wt_fdinfo(self->fd, "fired"));
+}
+
 TEST_HARNESS_MAIN

@@ -52,13 +52,21 @@
  * poll(), select() and epoll waiters (EPOLLIN) and adds 1 to the eventfd
  * registered with WT_IOC_SET_EVENTFD, if any, and the timeouts are queued
  * as one &struct wt_event each by the first call that looks (read(),
- * poll(), an ioctl). The eventfd is incremented by exactly 1 at each such
+ * poll(), WT_IOC_QUERY, WT_IOC_STATS). The eventfd is incremented by
+ * exactly 1 at each such
  * expiry (timeouts due together share one; an expiry may also find nothing
  * due, when it only moves far timeouts closer), once per WT_IOC_ADVANCE
  * that queued records, once at WT_IOC_SET_EVENTFD if records are waiting,
  * and once when a call that kept the file busy ends after a non-blocking
- * read() was turned away. It counts wake-ups, not timeouts: read the
- * records until -EAGAIN to learn how many fired.
+ * read() was turned away (a poll() turned away is woken through the file,
+ * and adds nothing). It counts wake-ups, not timeouts: read the records
+ * until -EAGAIN to learn how many fired.
+ *
+ * poll() reports EPOLLIN when records are ready and a read() would take
+ * them now: not while another call keeps the file busy (a batch, an
+ * ADVANCE, a read() held in a page fault), even with records queued;
+ * pollers are woken when that call ends. A level-triggered event loop so
+ * sleeps while the file is busy, rather than going round.
  *
  * Each timeout has at most one unread record at a time, so the memory a
  * context uses is bounded by the number of its live timeouts:
@@ -75,12 +83,13 @@
  *
  * A timeout counts against the context's max_pending from WT_OP_ADD until
  * it is cancelled or its final record is read. All the contexts opened by
- * one user (real uid) together hold at most the storage of the module
- * parameter max_user_timeouts (by default 4% of RAM, as epoll bounds a
- * user's watches), counted in pages of 85 timeouts, plus each context's
- * own few pages; a context keeps the storage of its peak until it holds no
- * timeout. Past that WT_OP_ADD fails with -ENOSPC and open() with -EMFILE,
- * unless the file was opened with CAP_SYS_RESOURCE.
+ * one user (real uid, as the kernel sees it: each uid a user namespace
+ * maps is a user of its own) together hold at most the storage of the
+ * module parameter max_user_timeouts (by default 4% of RAM, as epoll
+ * bounds a user's watches), counted in pages of 85 timeouts, plus each
+ * context's own few pages; a context keeps the storage of its peak until
+ * it holds no timeout. Past that WT_OP_ADD fails with -ENOSPC and open()
+ * with -EMFILE, unless the file was opened with CAP_SYS_RESOURCE.
  */
 
 /**
@@ -364,8 +373,8 @@ struct wt_eventfd {
  * struct wt_query - the state of one timeout, for WT_IOC_QUERY
  * @id: in: the timeout; unknown or stale ids fail with -ENOENT
  * @flags: out: the timeout's WT_FIXED_RATE or WT_FIXED_DELAY flag, or 0
- * @state: out: WT_STATE_PENDING or WT_STATE_FIRED (due: its record is
- *	queued, or will be by the next read() or poll())
+ * @state: out: WT_STATE_PENDING or WT_STATE_FIRED (due: QUERY queues what
+ *	is due before it answers)
  * @reserved: out: zero
  * @deadline: out: the absolute deadline in ns on the context's clock: the
  *	next one if pending, the one that fired if fired
@@ -388,7 +397,8 @@ struct wt_query {
 /**
  * WT_EVENT_FINAL - this is the timeout's last record and its id is now
  * released: always for a one-shot timeout, and for a periodic one whose next
- * deadline would lie beyond KTIME_MAX
+ * deadline would lie beyond the last deadline the context accepts (KTIME_MAX
+ * rounded down to the resolution: see the overview)
  */
 #define WT_EVENT_FINAL		_BITULL(8)
 
@@ -399,7 +409,9 @@ struct wt_query {
  * @deadline: the deadline that fired, in ns on the context's clock
  * @fired_at: the clock reading when the kernel found the timeout due: at
  *	the hrtimer expiry that found it, or at the call that queued it if
- *	no expiry had; never less than @deadline
+ *	no expiry had. All the timeouts one look finds due carry its
+ *	reading, however many read() calls take them. Never less than
+ *	@deadline.
  * @overruns: WT_FIXED_RATE only: how many more periods had passed by the
  *	time the record was read; the timeout resumes at the first deadline
  *	after the read. 0 otherwise.
@@ -410,9 +422,12 @@ struct wt_query {
  * returns as many whole records as fit and are ready, in the order the
  * timeouts fired. With no record ready it blocks until one is, unless the
  * file is O_NONBLOCK (-EAGAIN). A non-blocking read() (O_NONBLOCK, or
- * io_uring's IOCB_NOWAIT) never sleeps, not even while another thread keeps
- * the file busy with a batch or an advance: it then fails with -EAGAIN, and
- * the file is woken (EPOLLIN) when that call ends. A record is consumed
+ * io_uring's IOCB_NOWAIT) never waits for another call: while another
+ * thread keeps the file busy (a batch, an advance, a read() held in a page
+ * fault) it fails with -EAGAIN at once, and the file is woken (EPOLLIN)
+ * when that call ends. (It may still sleep for its own sake, as any call
+ * may: to allocate memory, to give the CPU up, on a fault in its own
+ * buffer.) A record is consumed
  * only when it was copied out whole: if the buffer faults after some
  * records, read() returns those and the rest stay queued.
  */
@@ -449,10 +464,13 @@ struct wt_event {
  * @user_timeouts: the storage, in timeouts, that all the contexts of the
  *	opener's user hold against the module parameter max_user_timeouts
  *
- * The counters are those of /proc/PID/fdinfo, by the same names. The
- * struct only grows at its end; the size of the caller's struct travels in
- * the ioctl number (_IOC_SIZE), so a program built against an older or a
- * newer header works with any kernel that has WT_IOC_STATS.
+ * The counters are those of /proc/PID/fdinfo, by the same names, but
+ * STATS queues what is due first, so that @fired counts every timeout found
+ * due, as QUERY reports them; fdinfo takes no lock and shows what has been
+ * queued so far. The struct only grows at its end; the size of the caller's
+ * struct travels in the ioctl number (_IOC_SIZE), so a program built
+ * against an older or a newer header works with any kernel that has
+ * WT_IOC_STATS.
  */
 struct wt_stats {
 	__u64 size;
