@@ -23,26 +23,10 @@
 /* The counters of @ctx, as WT_IOC_STATS returns them; @size is not set. */
 void wt_stats_fill(struct wt_ctx *ctx, struct wt_stats *st)
 {
-	const struct wt_counters *c = &ctx->counters;
-
-	memset(st, 0, sizeof(*st));
-	st->context_id = ctx->context_id;
-	st->live = READ_ONCE(ctx->store.nr_live);
-	st->pending = READ_ONCE(ctx->wheel.count);
-	st->ready = READ_ONCE(ctx->nr_ready);
-	st->added = READ_ONCE(c->added);
-	st->modified = READ_ONCE(c->modified);
-	st->fired = READ_ONCE(c->fired);
-	st->delivered = READ_ONCE(c->delivered);
-	st->cancelled = READ_ONCE(c->cancelled);
-	st->withdrawn = READ_ONCE(c->withdrawn);
-	st->overruns = READ_ONCE(c->overruns);
-	st->hrtimer_programs = READ_ONCE(c->programs);
+	wt_core_stats(&ctx->core, st);
 	spin_lock_irq(&ctx->wqh.lock);
 	st->hrtimer_expiries = ctx->expiries;
 	spin_unlock_irq(&ctx->wqh.lock);
-	st->rewinds = READ_ONCE(c->rewinds);
-	st->timer_blocks = READ_ONCE(ctx->store.nr_blocks);
 	st->user_timeouts = wt_user_bytes(ctx->user) / PAGE_SIZE *
 			    WT_BLOCK_TIMERS;
 }
@@ -54,6 +38,7 @@ void wt_stats_fill(struct wt_ctx *ctx, struct wt_stats *st)
 void wt_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct wt_ctx *ctx = file->private_data;
+	const struct wt_core *core = &ctx->core;
 	struct wt_stats st;
 	unsigned int l;
 	bool eventfd;
@@ -65,18 +50,18 @@ void wt_show_fdinfo(struct seq_file *m, struct file *file)
 	spin_unlock_irq(&ctx->wqh.lock);
 
 	WT_SHOW(m, "context_id", st.context_id);
-	seq_printf(m, "clockid:\t%d\n", ctx->clockid);
-	seq_printf(m, "virtual:\t%d\n", wt_is_virtual(ctx));
-	WT_SHOW(m, "resolution_ns", ctx->resolution);
-	WT_SHOW(m, "max_pending", ctx->max_pending);
-	WT_SHOW(m, "now_ns", wt_now(ctx));
-	WT_SHOW(m, "clk", READ_ONCE(ctx->wheel.clk));
+	seq_printf(m, "clockid:\t%d\n", core->clockid);
+	seq_printf(m, "virtual:\t%d\n", wt_core_is_virtual(core));
+	WT_SHOW(m, "resolution_ns", core->resolution);
+	WT_SHOW(m, "max_pending", core->max_pending);
+	WT_SHOW(m, "now_ns", wt_core_now(core));
+	WT_SHOW(m, "clk", READ_ONCE(core->wheel.clk));
 	WT_SHOW(m, "live", st.live);
 	WT_SHOW(m, "pending", st.pending);
 	seq_puts(m, "slots_occupied:");
 	for (l = 0; l < WHEEL_LEVELS; l++)
 		seq_printf(m, "\t%u",
-			   (unsigned int)hweight64(READ_ONCE(ctx->wheel.occupied[l])));
+			   (unsigned int)hweight64(READ_ONCE(core->wheel.occupied[l])));
 	seq_putc(m, '\n');
 	WT_SHOW(m, "ready", st.ready);
 	WT_SHOW(m, "added", st.added);
@@ -89,7 +74,7 @@ void wt_show_fdinfo(struct seq_file *m, struct file *file)
 	WT_SHOW(m, "hrtimer_programs", st.hrtimer_programs);
 	WT_SHOW(m, "hrtimer_expiries", st.hrtimer_expiries);
 	/* Once it has expired, it is armed for nothing until re-armed. */
-	armed = READ_ONCE(ctx->armed);
+	armed = READ_ONCE(core->armed);
 	if (armed == WT_UNARMED || !hrtimer_is_queued(&ctx->timer))
 		seq_puts(m, "hrtimer_armed_tick:\t-\n");
 	else

@@ -77,6 +77,33 @@ void wt_unlock(struct wt_ctx *ctx)
 	spin_unlock_irq(&ctx->wqh.lock);
 }
 
+/*
+ * Copy out the records at the head of the ready list, as many as fit in
+ * @to and up to WT_READ_BATCH; those copied whole are consumed, the rest
+ * stay queued as they were. Returns the bytes copied (whole records), 0
+ * if none was ready, or -EFAULT if not even the first could be copied;
+ * *@fault is set when the copy stopped short of what was ready and fitted.
+ */
+static ssize_t wt_read_records(struct wt_ctx *ctx, struct iov_iter *to,
+			       bool *fault)
+{
+	struct wt_event *ev = ctx->scratch.events;
+	unsigned int n, copied;
+	size_t bytes;
+
+	lockdep_assert_held(&ctx->mutex);
+	n = wt_core_take(&ctx->core, ev, iov_iter_count(to) / sizeof(*ev));
+	bytes = n ? copy_to_iter(ev, n * sizeof(*ev), to) : 0;
+	copied = bytes / sizeof(*ev);
+	/* Give back the part of a record that was not copied whole. */
+	iov_iter_revert(to, bytes % sizeof(*ev));
+	*fault = copied < n;
+	wt_core_consume(&ctx->core, ev, copied);
+	if (n && !copied)
+		return -EFAULT;
+	return copied * sizeof(*ev);
+}
+
 static ssize_t wt_read_iter(struct kiocb *iocb, struct iov_iter *to)
 {
 	struct file *file = iocb->ki_filp;
@@ -137,9 +164,9 @@ static __poll_t wt_poll(struct file *file, poll_table *wait)
 	poll_wait(file, &ctx->wqh, wait);
 	if (!wt_trylock(ctx, WT_MISSED_POLL))
 		return 0;
-	if (!ctx->nr_ready)
-		wt_collect(ctx, 1);
-	ready = ctx->nr_ready;
+	if (!ctx->core.nr_ready)
+		wt_core_collect(&ctx->core, 1);
+	ready = ctx->core.nr_ready;
 	wt_unlock(ctx);
 	return ready ? EPOLLIN | EPOLLRDNORM : 0;
 }
@@ -174,6 +201,8 @@ static long wt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return wt_ioctl_set_eventfd(ctx, uarg);
 	case WT_IOC_QUERY:
 		return wt_ioctl_query(ctx, uarg);
+	case WT_IOC_LEASE:
+		return wt_ioctl_lease(ctx, uarg);
 	default:
 		return -ENOTTY;
 	}
@@ -206,8 +235,7 @@ static int wt_open(struct inode *inode, struct file *file)
 	init_waitqueue_head(&ctx->wqh);
 	mutex_init(&ctx->mutex);
 	atomic_set(&ctx->missed, 0);
-	INIT_HLIST_HEAD(&ctx->ready);
-	ctx->context_id = atomic64_inc_return(&wt_contexts);
+	wt_core_init(&ctx->core, atomic64_inc_return(&wt_contexts));
 	wt_drive_init(ctx);
 	mutex_lock(&ctx->mutex);
 	wt_configure(ctx, &cfg);
@@ -231,8 +259,8 @@ static int wt_release(struct inode *inode, struct file *file)
 	/* Last reference: only the hrtimer could still run. */
 	hrtimer_cancel(&ctx->timer);
 	/* Every timer, queued, ready or free, lives in the store. */
-	wt_user_uncharge(ctx->user, ctx->store.bytes + sizeof(*ctx));
-	wt_store_destroy(&ctx->store);
+	wt_user_uncharge(ctx->user, ctx->core.store.bytes + sizeof(*ctx));
+	wt_core_destroy(&ctx->core);
 	wt_user_put(ctx->user);
 	if (ctx->eventfd)
 		eventfd_ctx_put(ctx->eventfd);

@@ -2,10 +2,10 @@
 /*
  * ioctl.c - the ioctls of a wheeltimer file other than the operations on
  * timeouts (ops.c): the API handshake, the configuration, the virtual
- * clock's ADVANCE, the eventfd, QUERY and STATS
+ * clock's ADVANCE, the eventfd, QUERY, STATS and LEASE
  *
  * Each checks all of its argument before it changes anything, so that a
- * call that fails changes nothing.
+ * call that fails changes nothing; the core (core.c) holds their rules.
  */
 #include <linux/capability.h>
 #include <linux/eventfd.h>
@@ -18,7 +18,8 @@
 
 #define WT_FEATURES		(WT_FEATURE_VIRTUAL_CLOCK | WT_FEATURE_PERIODIC | \
 				 WT_FEATURE_SLACK | WT_FEATURE_EVENTFD | \
-				 WT_FEATURE_BOOTTIME | WT_FEATURE_REALTIME)
+				 WT_FEATURE_BOOTTIME | WT_FEATURE_REALTIME | \
+				 WT_FEATURE_LEASED_IDS)
 #define WT_IOCTLS		(BIT_ULL(_WT_IOC_API) | \
 				 BIT_ULL(_WT_IOC_SET_CONFIG) | \
 				 BIT_ULL(_WT_IOC_GET_CONFIG) | \
@@ -26,7 +27,8 @@
 				 BIT_ULL(_WT_IOC_MODIFY) | BIT_ULL(_WT_IOC_BATCH) | \
 				 BIT_ULL(_WT_IOC_ADVANCE) | \
 				 BIT_ULL(_WT_IOC_SET_EVENTFD) | \
-				 BIT_ULL(_WT_IOC_QUERY) | BIT_ULL(_WT_IOC_STATS))
+				 BIT_ULL(_WT_IOC_QUERY) | BIT_ULL(_WT_IOC_STATS) | \
+				 BIT_ULL(_WT_IOC_LEASE))
 
 long wt_ioctl_api(void __user *uarg)
 {
@@ -56,15 +58,9 @@ long wt_ioctl_set_config(struct wt_ctx *ctx, void __user *uarg)
 
 	if (copy_from_user(&cfg, uarg, sizeof(cfg)))
 		return -EFAULT;
-	if (memchr_inv(cfg.reserved, 0, sizeof(cfg.reserved)) ||
-	    cfg.flags & ~WT_CONFIG_VIRTUAL ||
-	    cfg.resolution < WT_RESOLUTION_MIN ||
-	    cfg.resolution > WT_RESOLUTION_MAX ||
-	    cfg.max_pending > wt_pending_limit())
-		return -EINVAL;
-	if (cfg.clockid != CLOCK_MONOTONIC && cfg.clockid != CLOCK_BOOTTIME &&
-	    cfg.clockid != CLOCK_REALTIME)
-		return -EINVAL;
+	ret = wt_core_check_config(&cfg, wt_pending_limit());
+	if (ret)
+		return ret;
 	/* Beyond the default is for files opened with CAP_SYS_RESOURCE. */
 	if (cfg.max_pending > wt_pending_default() && !ctx->privileged)
 		return -EPERM;
@@ -74,7 +70,7 @@ long wt_ioctl_set_config(struct wt_ctx *ctx, void __user *uarg)
 	ret = wt_lock(ctx);
 	if (ret)
 		return ret;
-	if (ctx->store.nr_live)
+	if (ctx->core.store.nr_live)
 		ret = -EBUSY;
 	else
 		wt_configure(ctx, &cfg);
@@ -90,10 +86,10 @@ long wt_ioctl_get_config(struct wt_ctx *ctx, void __user *uarg)
 	ret = wt_lock(ctx);
 	if (ret)
 		return ret;
-	cfg.resolution = ctx->resolution;
-	cfg.max_pending = ctx->max_pending;
-	cfg.flags = ctx->flags;
-	cfg.clockid = ctx->clockid;
+	cfg.resolution = ctx->core.resolution;
+	cfg.max_pending = ctx->core.max_pending;
+	cfg.flags = ctx->core.flags;
+	cfg.clockid = ctx->core.clockid;
 	wt_unlock(ctx);
 	return copy_to_user(uarg, &cfg, sizeof(cfg)) ? -EFAULT : 0;
 }
@@ -102,13 +98,10 @@ long wt_ioctl_advance(struct wt_ctx *ctx, void __user *uarg)
 {
 	struct wt_advance __user *uadv = uarg;
 	struct wt_advance adv;
-	u64 target;
 	long ret;
 
 	if (copy_from_user(&adv, uadv, sizeof(adv)))
 		return -EFAULT;
-	if (adv.flags & ~WT_ADVANCE_SET)
-		return -EINVAL;
 	/*
 	 * The answer must be writable before anything moves: write back what
 	 * its fields hold, so that a call that fails changes nothing.
@@ -116,32 +109,10 @@ long wt_ioctl_advance(struct wt_ctx *ctx, void __user *uarg)
 	if (put_user(adv.now, &uadv->now) ||
 	    put_user(adv.expired, &uadv->expired))
 		return -EFAULT;
-
 	ret = wt_lock(ctx);
 	if (ret)
 		return ret;
-	if (!wt_is_virtual(ctx)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	if (adv.flags & WT_ADVANCE_SET) {
-		target = adv.time;
-		if (target < ctx->vnow && ctx->clockid != CLOCK_REALTIME) {
-			ret = -EINVAL;
-			goto out;
-		}
-	} else {
-		target = ctx->vnow + adv.time;
-		if (adv.time > WT_TIME_MAX - ctx->vnow)
-			target = U64_MAX;
-	}
-	if (target > WT_TIME_MAX) {
-		ret = -ERANGE;
-		goto out;
-	}
-	ret = wt_advance(ctx, target, &adv.expired);
-	adv.now = ctx->vnow;
-out:
+	ret = wt_core_advance(&ctx->core, &adv);
 	wt_unlock(ctx);
 	if (ret)
 		return ret;
@@ -190,36 +161,17 @@ long wt_ioctl_set_eventfd(struct wt_ctx *ctx, void __user *uarg)
 long wt_ioctl_query(struct wt_ctx *ctx, void __user *uarg)
 {
 	struct wt_query q;
-	struct wt_timer *t;
-	bool fired;
 	long ret;
-	u64 now;
 
 	if (copy_from_user(&q, uarg, sizeof(q)))
 		return -EFAULT;
 	ret = wt_lock(ctx);
 	if (ret)
 		return ret;
-	t = wt_store_lookup(&ctx->store, q.id);
-	if (!t) {
-		wt_unlock(ctx);
-		return -ENOENT;
-	}
-	/* What is due is queued, so that the counters say what QUERY says. */
-	wt_collect(ctx, WT_COLLECT_ALL);
-	/* Fired: ready, or due though a fatal signal cut the collection. */
-	now = wt_now(ctx);
-	fired = t->state == WT_TIMER_READY ||
-		t->entry.expires < wt_due_tick(ctx, now);
-	memset(&q, 0, sizeof(q));
-	q.id = wt_timer_id(t);
-	q.flags = wt_kind_flags(t);
-	q.state = fired ? WT_STATE_FIRED : WT_STATE_PENDING;
-	q.deadline = t->deadline;
-	q.remaining = t->deadline > now ? t->deadline - now : 0;
-	q.cookie = t->cookie;
-	q.period = t->kind == WT_KIND_ONESHOT ? 0 : wt_timer_period(t)->period;
+	ret = wt_core_query(&ctx->core, &q);
 	wt_unlock(ctx);
+	if (ret)
+		return ret;
 	return copy_to_user(uarg, &q, sizeof(q)) ? -EFAULT : 0;
 }
 
@@ -240,12 +192,40 @@ long wt_ioctl_stats(struct wt_ctx *ctx, void __user *uarg, size_t usize)
 	if (ret)
 		return ret;
 	/* What is due counts as fired: it is queued first. */
-	wt_collect(ctx, WT_COLLECT_ALL);
+	wt_core_collect(&ctx->core, WT_COLLECT_ALL);
 	wt_stats_fill(ctx, &st);
 	wt_unlock(ctx);
 	st.size = n;
 	if (copy_to_user(uarg, &st, n) ||
 	    (usize > n && clear_user(uarg + n, usize - n)))
+		return -EFAULT;
+	return 0;
+}
+
+long wt_ioctl_lease(struct wt_ctx *ctx, void __user *uarg)
+{
+	struct wt_lease __user *ulease = uarg;
+	struct wt_lease lease;
+	u32 first, count;
+	long ret;
+
+	if (copy_from_user(&lease, ulease, sizeof(lease)))
+		return -EFAULT;
+	if (lease.flags)
+		return -EINVAL;
+	/* As for ADVANCE: the answer is checked before anything is leased. */
+	if (put_user(lease.first, &ulease->first) ||
+	    put_user(lease.count, &ulease->count))
+		return -EFAULT;
+	ret = wt_lock(ctx);
+	if (ret)
+		return ret;
+	ret = wt_core_lease(&ctx->core, &first, &count);
+	wt_unlock(ctx);
+	if (ret)
+		return ret;
+	if (put_user((u64)first, &ulease->first) ||
+	    put_user(count, &ulease->count))
 		return -EFAULT;
 	return 0;
 }

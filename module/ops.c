@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ops.c - WT_OP_ADD, WT_OP_CANCEL and WT_OP_MODIFY, one at a time
- * (WT_IOC_ADD, WT_IOC_CANCEL, WT_IOC_MODIFY) or in a WT_IOC_BATCH
+ * (WT_IOC_ADD, WT_IOC_CANCEL, WT_IOC_MODIFY) or in a WT_IOC_BATCH: the
+ * copies between userspace and the core (core.c), which applies them
  *
  * Both paths are the same: the fields the answers write are checked first
  * (wt_ops_probe()), then operations are applied in chunks of
@@ -10,257 +11,12 @@
  * and answered by writing back only @id, @status and @error. A bad array
  * fails before anything is applied, and a call that fails changes
  * nothing, in the file or in the array.
- *
- * An add that finds no free timeout grows the store, charging the opener's
- * user first (user.h): past the per-user limit it fails with -ENOSPC, as
- * it does past the file's max_pending. Growing sleeps, which is fine under
- * the mutex; nothing here runs with interrupts off.
  */
 #include <linux/minmax.h>
 #include <linux/mm.h>
 #include <linux/uaccess.h>
 
 #include "ctx.h"
-#include "trace.h"
-#include "user.h"
-
-#define WT_ADD_FLAGS		(WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY)
-#define WT_PERIODIC_FLAGS	(WT_FIXED_RATE | WT_FIXED_DELAY)
-
-/* Grow the store for the next add, within the user's limit. */
-static int wt_grow(struct wt_ctx *ctx, bool periodic)
-{
-	size_t need = wt_store_grow_bytes(&ctx->store, periodic);
-	size_t before = ctx->store.bytes;
-	int ret;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (!wt_user_charge(ctx->user, need, ctx->privileged))
-		return -ENOSPC;
-	ret = wt_store_grow(&ctx->store, periodic);
-	/* What was charged and not allocated, if the store ran out. */
-	wt_user_uncharge(ctx->user, need - (ctx->store.bytes - before));
-	return ret;
-}
-
-/* Give back what an emptied store no longer needs, and its charge. */
-void wt_trim(struct wt_ctx *ctx)
-{
-	size_t before = ctx->store.bytes;
-
-	lockdep_assert_held(&ctx->mutex);
-	wt_store_trim(&ctx->store);
-	/* Mostly nothing: spare the user's shared counter the atomic. */
-	if (ctx->store.bytes != before)
-		wt_user_uncharge(ctx->user, before - ctx->store.bytes);
-}
-
-static int wt_op_add(struct wt_ctx *ctx, struct wt_op *op, u64 now)
-{
-	u64 periodic = op->flags & WT_PERIODIC_FLAGS;
-	struct wt_period *p;
-	struct wt_timer *t;
-	u64 deadline;
-	int ret;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (op->flags & ~WT_ADD_FLAGS || periodic == WT_PERIODIC_FLAGS)
-		return -EINVAL;
-	if (periodic ? !op->period || op->period > WT_TIME_MAX : op->period)
-		return -EINVAL;
-	if (op->slack > WT_TIME_MAX)
-		return -EINVAL;
-	ret = wt_deadline(ctx, op->deadline, op->flags & WT_ABSTIME, now,
-			  &deadline);
-	if (ret)
-		return ret;
-	if (ctx->store.nr_live >= ctx->max_pending)
-		return -ENOSPC;
-	t = wt_store_get(&ctx->store, periodic);
-	if (!t) {
-		ret = wt_grow(ctx, periodic);
-		if (ret)
-			return ret;
-		t = wt_store_get(&ctx->store, periodic);
-		if (WARN_ON_ONCE(!t))
-			return -ENOMEM;
-	}
-
-	wt_wheel_entry_init(&t->entry);
-	t->deadline = deadline;
-	t->cookie = op->cookie;
-	if (periodic) {
-		t->kind = periodic == WT_FIXED_RATE ? WT_KIND_FIXED_RATE :
-						      WT_KIND_FIXED_DELAY;
-		p = wt_timer_period(t);
-		p->period = op->period;
-		p->slack = op->slack;
-	} else {
-		t->kind = WT_KIND_ONESHOT;
-	}
-	wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
-	wt_count(ctx, added, 1);
-	op->id = wt_timer_id(t);
-	trace_wheeltimer_add(ctx->context_id, op->id, deadline, op->period,
-			     op->cookie);
-	return WT_STATUS_ADDED;
-}
-
-/*
- * Take @t out of the wheel or the ready list; returns a WT_STATUS_*. A
- * queued timeout before @due (wt_due_tick()) has fired, though nobody has
- * collected it yet: its record is withdrawn as if it had been.
- */
-static int wt_unlink(struct wt_ctx *ctx, struct wt_timer *t, u64 due)
-{
-	lockdep_assert_held(&ctx->mutex);
-	if (t->state == WT_TIMER_READY) {
-		wt_ready_del(ctx, t);
-		wt_count(ctx, withdrawn, 1);
-		return WT_STATUS_WITHDRAWN;
-	}
-	wt_wheel_del(&ctx->wheel, &t->entry);
-	if (t->entry.expires < due) {
-		wt_count(ctx, fired, 1);
-		wt_count(ctx, withdrawn, 1);
-		return WT_STATUS_WITHDRAWN;
-	}
-	return WT_STATUS_PENDING;
-}
-
-/*
- * Cancelling never makes the wheel's next expiry earlier, so the hrtimer
- * is left as it is: see wt_program().
- */
-static int wt_op_cancel(struct wt_ctx *ctx, struct wt_op *op, u64 due)
-{
-	struct wt_timer *t;
-	int status;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (op->flags || op->deadline || op->period || op->slack || op->cookie)
-		return -EINVAL;
-	t = wt_store_lookup(&ctx->store, op->id);
-	if (!t)
-		return -ENOENT;
-	status = wt_unlink(ctx, t, due);
-	if (status == WT_STATUS_PENDING)
-		wt_count(ctx, cancelled, 1);
-	trace_wheeltimer_cancel(ctx->context_id, op->id, status);
-	wt_store_put(&ctx->store, t);
-	return status;
-}
-
-static int wt_op_modify(struct wt_ctx *ctx, struct wt_op *op, u64 now,
-			u64 due)
-{
-	struct wt_timer *t;
-	u64 deadline;
-	int status;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (op->flags & ~WT_ABSTIME || op->period || op->cookie ||
-	    op->slack > WT_TIME_MAX)
-		return -EINVAL;
-	status = wt_deadline(ctx, op->deadline, op->flags & WT_ABSTIME, now,
-			     &deadline);
-	if (status)
-		return status;
-	t = wt_store_lookup(&ctx->store, op->id);
-	if (!t)
-		return -ENOENT;
-	status = wt_unlink(ctx, t, due);
-	t->deadline = deadline;
-	if (t->kind != WT_KIND_ONESHOT)
-		wt_timer_period(t)->slack = op->slack;
-	wt_queue(ctx, t, wt_tick(ctx, deadline, op->slack));
-	wt_count(ctx, modified, 1);
-	trace_wheeltimer_modify(ctx->context_id, op->id, deadline, status);
-	return status;
-}
-
-/* Record in @op the outcome of applying it: a WT_STATUS_* or a -errno. */
-static void wt_op_done(struct wt_op *op, int ret)
-{
-	if (ret < 0) {
-		if (op->op == WT_OP_ADD)
-			op->id = 0;
-		op->status = 0;
-		op->error = -ret;
-	} else {
-		op->status = ret;
-		op->error = 0;
-	}
-}
-
-/*
- * Apply one operation and record its outcome in @op. @only is the
- * operation of a single-operation ioctl, which no other may claim, or 0.
- */
-static void wt_apply(struct wt_ctx *ctx, struct wt_op *op, u32 only,
-		     u64 now, u64 due)
-{
-	int ret;
-
-	if (op->reserved || (only && op->op != only))
-		ret = -EINVAL;
-	else if (op->op == WT_OP_ADD)
-		ret = wt_op_add(ctx, op, now);
-	else if (op->op == WT_OP_CANCEL)
-		ret = wt_op_cancel(ctx, op, due);
-	else if (op->op == WT_OP_MODIFY)
-		ret = wt_op_modify(ctx, op, now, due);
-	else
-		ret = -EINVAL;
-	wt_op_done(op, ret);
-}
-
-/*
- * Whether any of @n operations needs the clock: a deadline relative to
- * now, or, on a real clock, a timeout that may have come due.
- */
-static bool wt_ops_need_clock(const struct wt_ctx *ctx,
-			      const struct wt_op *ops, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		if (ops[i].op == WT_OP_ADD && ops[i].flags & WT_ABSTIME)
-			continue;
-		if (ops[i].op == WT_OP_ADD || ops[i].op == WT_OP_MODIFY ||
-		    (ops[i].op == WT_OP_CANCEL && !wt_is_virtual(ctx)))
-			return true;
-	}
-	return false;
-}
-
-/*
- * Apply @n operations under one hold of the mutex, with one clock reading,
- * and program the hrtimer at most once. Returns how many succeeded.
- */
-static unsigned int wt_apply_ops(struct wt_ctx *ctx, struct wt_op *ops,
-				 unsigned int n, u32 only)
-{
-	unsigned int i, done = 0;
-	u64 now, due;
-
-	lockdep_assert_held(&ctx->mutex);
-	if (wt_ops_need_clock(ctx, ops, n)) {
-		now = wt_now(ctx);
-		due = wt_due_tick(ctx, now);
-	} else {
-		now = 0;
-		due = 0;
-	}
-	for (i = 0; i < n; i++) {
-		wt_apply(ctx, &ops[i], only, now, due);
-		done += !ops[i].error;
-	}
-	wt_trim(ctx);
-	if (ctx->reprogram)
-		wt_program(ctx);
-	return done;
-}
 
 /*
  * Check that the answers to the @n operations at @uops can be written,
@@ -363,7 +119,7 @@ static int wt_apply_user(struct wt_ctx *ctx, struct wt_op __user *uops,
 	lockdep_assert_held(&ctx->mutex);
 	if (wt_ops_read(ops, uops, n, only))
 		return -EFAULT;
-	*done += wt_apply_ops(ctx, ops, n, only);
+	*done += wt_core_apply(&ctx->core, ops, n, only);
 	return wt_ops_answer(uops, ops, n);
 }
 

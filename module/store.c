@@ -1,10 +1,10 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * store.c - the blocks of timeouts behind a wheeltimer file's ids
  *
  * What the store is and why is explained in store.h. This file holds what
  * allocates and frees: growing the store by a block (and its table), its
- * periods, trimming an emptied store, and destroying one.
+ * periods, leasing a block, trimming an emptied store, and destroying one.
  */
 #include <linux/errno.h>
 #include <linux/minmax.h>
@@ -14,8 +14,6 @@
 
 #include "compat.h"
 #include "store.h"
-
-#define WT_PERIODS_BYTES	(WT_BLOCK_TIMERS * sizeof(struct wt_period))
 
 static struct kmem_cache *wt_block_cache;
 static struct kmem_cache *wt_periods_cache;
@@ -93,6 +91,42 @@ size_t wt_store_grow_bytes(const struct wt_store *s, bool periodic)
 	return bytes;
 }
 
+/* A new block at the end of the store, its timers free; NULL without memory. */
+static struct wt_block *wt_store_new_block(struct wt_store *s)
+{
+	struct wt_block *b;
+	unsigned int i;
+
+	if (s->nr_blocks == s->blocks_cap && wt_store_grow_table(s))
+		return NULL;
+	b = kmem_cache_alloc(wt_block_cache, GFP_KERNEL_ACCOUNT);
+	if (!b)
+		return NULL;
+	b->periods = NULL;
+	b->first = s->nr_blocks * WT_BLOCK_TIMERS + 1;
+	b->leased = false;
+	for (i = 0; i < WT_BLOCK_TIMERS; i++) {
+		b->timers[i].gen = s->gen_floor;
+		b->timers[i].state = WT_TIMER_FREE;
+	}
+	s->blocks[s->nr_blocks] = b;
+	WRITE_ONCE(s->nr_blocks, s->nr_blocks + 1);
+	WRITE_ONCE(s->bytes, s->bytes + PAGE_SIZE);
+	return b;
+}
+
+/* Give the block of @t, which has none, its array of periods. */
+static int wt_store_new_periods(struct wt_store *s, struct wt_timer *t)
+{
+	struct wt_block *b = wt_block_of(t);
+
+	b->periods = kmem_cache_alloc(wt_periods_cache, GFP_KERNEL_ACCOUNT);
+	if (!b->periods)
+		return -ENOMEM;
+	WRITE_ONCE(s->bytes, s->bytes + WT_PERIODS_BYTES);
+	return 0;
+}
+
 /*
  * Give the store what the next wt_store_get() needs: a free timer, and for
  * a periodic one the period array of that timer's block. Sleeps; the
@@ -104,33 +138,53 @@ int wt_store_grow(struct wt_store *s, bool periodic)
 	unsigned int i;
 
 	if (!s->free) {
-		if (s->nr_blocks == s->blocks_cap && wt_store_grow_table(s))
-			return -ENOMEM;
-		b = kmem_cache_alloc(wt_block_cache, GFP_KERNEL_ACCOUNT);
+		b = wt_store_new_block(s);
 		if (!b)
 			return -ENOMEM;
-		b->periods = NULL;
-		b->first = s->nr_blocks * WT_BLOCK_TIMERS + 1;
 		/* The lowest index is handed out first. */
 		for (i = WT_BLOCK_TIMERS; i-- > 0; ) {
-			b->timers[i].gen = s->gen_floor;
-			b->timers[i].state = WT_TIMER_FREE;
 			b->timers[i].free_next = s->free;
 			s->free = &b->timers[i];
 		}
-		s->blocks[s->nr_blocks] = b;
-		WRITE_ONCE(s->nr_blocks, s->nr_blocks + 1);
-		WRITE_ONCE(s->bytes, s->bytes + PAGE_SIZE);
 	}
-	b = wt_block_of(s->free);
-	if (periodic && !b->periods) {
-		b->periods = kmem_cache_alloc(wt_periods_cache,
-					      GFP_KERNEL_ACCOUNT);
-		if (!b->periods)
-			return -ENOMEM;
-		WRITE_ONCE(s->bytes, s->bytes + WT_PERIODS_BYTES);
-	}
+	if (periodic && !wt_block_of(s->free)->periods)
+		return wt_store_new_periods(s, s->free);
 	return 0;
+}
+
+/* The bytes the next wt_store_lease() allocates if it succeeds. */
+size_t wt_store_lease_bytes(const struct wt_store *s)
+{
+	size_t bytes = PAGE_SIZE;
+
+	if (s->nr_blocks == s->blocks_cap)
+		bytes += (wt_store_next_cap(s) - s->blocks_cap) *
+			 sizeof(*s->blocks);
+	return bytes;
+}
+
+/*
+ * Lease a new block: its WT_BLOCK_TIMERS ids, from *@first on, are the
+ * caller's to hand out with wt_store_get_leased(). Sleeps.
+ */
+int wt_store_lease(struct wt_store *s, u32 *first)
+{
+	struct wt_block *b = wt_store_new_block(s);
+
+	if (!b)
+		return -ENOMEM;
+	b->leased = true;
+	s->nr_leased++;
+	*first = b->first;
+	return 0;
+}
+
+/* Give the leased block of @t the period array a periodic timer needs. */
+int wt_store_grow_periods(struct wt_store *s, struct wt_timer *t)
+{
+	if (wt_block_of(t)->periods)
+		return 0;
+	return wt_store_new_periods(s, t);
 }
 
 /* Free the blocks from @keep on, whose timers are all free. */
@@ -169,7 +223,7 @@ void wt_store_trim(struct wt_store *s)
 	unsigned int j;
 	u32 i;
 
-	if (s->nr_live || s->nr_blocks <= WT_STORE_KEEP_BLOCKS)
+	if (s->nr_live || s->nr_leased || s->nr_blocks <= WT_STORE_KEEP_BLOCKS)
 		return;
 	wt_store_free_blocks(s, WT_STORE_KEEP_BLOCKS);
 	blocks = kmalloc_array(WT_STORE_KEEP_BLOCKS, sizeof(*blocks),
@@ -202,4 +256,5 @@ void wt_store_destroy(struct wt_store *s)
 	s->blocks_cap = 0;
 	s->free = NULL;
 	s->nr_live = 0;
+	s->nr_leased = 0;
 }

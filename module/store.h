@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * store.h - where one wheeltimer file keeps its timeouts, and their ids
  *
@@ -22,6 +22,12 @@
  * account for it (wt_store_grow_bytes() says beforehand what the next grow
  * will take).
  *
+ * A caller may also lease whole blocks (wt_store_lease()) and choose the
+ * ids of its timeouts among theirs (wt_store_get_leased()), so that the
+ * number a caller names a timeout by is the store's own: a leased block's
+ * timers never go on the free list, its ids are the caller's to hand out,
+ * and the store keeps it until it is destroyed.
+ *
  * The store knows nothing of files, wheels or hrtimers: the caller
  * serializes every call (wheeltimer: the file's mutex) and decides what a
  * timeout's fields other than @gen and @free_next mean.
@@ -29,6 +35,7 @@
 #ifndef _WHEELTIMER_STORE_H
 #define _WHEELTIMER_STORE_H
 
+#include <linux/errno.h>
 #include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/types.h>
@@ -45,6 +52,8 @@ enum wt_state {
 	WT_TIMER_FREE,		/* on the store's free list */
 	WT_TIMER_QUEUED,	/* in the wheel */
 	WT_TIMER_READY,		/* on the ready list, or taken off it by read() */
+	WT_TIMER_UNPLACED,	/* added, its relative deadline not placed yet */
+	WT_TIMER_UNPLACED_ABS,	/* added, its absolute deadline not placed yet */
 };
 
 /**
@@ -94,6 +103,8 @@ struct wt_period {
 
 #define WT_BLOCK_TIMERS		((PAGE_SIZE - 2 * sizeof(u64)) / \
 				 sizeof(struct wt_timer))
+/* The array of periods a block gets with its first periodic timer. */
+#define WT_PERIODS_BYTES	(WT_BLOCK_TIMERS * sizeof(struct wt_period))
 /* Blocks an emptied store keeps, so that churn near zero does not realloc. */
 #define WT_STORE_KEEP_BLOCKS	16
 
@@ -103,6 +114,8 @@ struct wt_period {
  * @periods: period and slack of the periodic ones among @timers, by the
  *	same position, or NULL while none has been periodic
  * @first: the index of @timers[0]
+ * @leased: the block is the caller's (wt_store_lease()): its free timers
+ *	are not on the store's free list
  *
  * Blocks come from a cache aligned to their size, so that a timer finds its
  * block, and so its index, by masking its address.
@@ -111,6 +124,7 @@ struct wt_block {
 	struct wt_timer timers[WT_BLOCK_TIMERS];
 	struct wt_period *periods;
 	u32 first;
+	bool leased;
 };
 
 /**
@@ -123,8 +137,10 @@ struct wt_block {
  * @free: the free timers, linked through @free_next
  * @gen_floor: the generation new blocks start at, above every generation
  *	of the blocks given back
- * @nr_live: timers handed out by wt_store_get() and not yet put back; may
- *	be read without the caller's lock, for statistics (READ_ONCE)
+ * @nr_live: timers handed out by wt_store_get() or wt_store_get_leased()
+ *	and not yet put back; may be read without the caller's lock, for
+ *	statistics (READ_ONCE)
+ * @nr_leased: blocks leased
  * @bytes: the memory the store holds: its blocks, their period arrays and
  *	the block table, as allocated; may be read without the caller's lock
  */
@@ -135,6 +151,7 @@ struct wt_store {
 	struct wt_timer *free;
 	u32 gen_floor;
 	u64 nr_live;
+	u32 nr_leased;
 	size_t bytes;
 };
 
@@ -142,6 +159,9 @@ int wt_store_create_caches(void);
 void wt_store_destroy_caches(void);
 size_t wt_store_grow_bytes(const struct wt_store *s, bool periodic);
 int wt_store_grow(struct wt_store *s, bool periodic);
+size_t wt_store_lease_bytes(const struct wt_store *s);
+int wt_store_lease(struct wt_store *s, u32 *first);
+int wt_store_grow_periods(struct wt_store *s, struct wt_timer *t);
 void wt_store_trim(struct wt_store *s);
 void wt_store_destroy(struct wt_store *s);
 
@@ -207,13 +227,53 @@ static inline struct wt_timer *wt_store_get(struct wt_store *s, bool periodic)
 	return t;
 }
 
-/* Put back @t, which nothing refers to any more, and make its id stale. */
+/*
+ * The free timer of a leased block that @id names, its generation set to
+ * the id's, counted in @nr_live, in *@tp. -EINVAL if @id is not in a
+ * leased block, -EEXIST if its timer is live, -ENOMEM if it is to be
+ * periodic and its block has no array of periods yet: wt_store_grow_periods()
+ * first. Every field but @gen is the caller's to fill in, as for
+ * wt_store_get().
+ */
+static inline int wt_store_get_leased(struct wt_store *s, u64 id,
+				      bool periodic, struct wt_timer **tp)
+{
+	u32 index = lower_32_bits(id), pos = index - 1, block;
+	struct wt_block *b;
+	struct wt_timer *t;
+
+	block = pos / WT_BLOCK_TIMERS;
+	if (!index || block >= s->nr_blocks)
+		return -EINVAL;
+	block = array_index_nospec(block, s->nr_blocks);
+	b = s->blocks[block];
+	if (!b->leased)
+		return -EINVAL;
+	t = &b->timers[pos % WT_BLOCK_TIMERS];
+	if (t->state != WT_TIMER_FREE)
+		return -EEXIST;
+	if (periodic && !b->periods) {
+		*tp = t;
+		return -ENOMEM;
+	}
+	t->gen = upper_32_bits(id);
+	s->nr_live++;
+	*tp = t;
+	return 0;
+}
+
+/*
+ * Put back @t, which nothing refers to any more, and make its id stale.
+ * The timer of a leased block stays the caller's to hand out again.
+ */
 static inline void wt_store_put(struct wt_store *s, struct wt_timer *t)
 {
 	t->gen++;
 	t->state = WT_TIMER_FREE;
-	t->free_next = s->free;
-	s->free = t;
+	if (!wt_block_of(t)->leased) {
+		t->free_next = s->free;
+		s->free = t;
+	}
 	s->nr_live--;
 }
 

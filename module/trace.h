@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * trace.h - the tracepoints of wheeltimer, in tracefs as events/wheeltimer/
  *

@@ -97,8 +97,9 @@ TEST_F(wt, api_reports_version_features_and_ioctls)
 	EXPECT_EQ(WT_API_VERSION, api.api);
 	EXPECT_EQ(WT_FEATURE_VIRTUAL_CLOCK | WT_FEATURE_PERIODIC |
 		  WT_FEATURE_SLACK | WT_FEATURE_EVENTFD |
-		  WT_FEATURE_BOOTTIME | WT_FEATURE_REALTIME, api.features);
-	EXPECT_EQ(0x7ffULL, api.ioctls);
+		  WT_FEATURE_BOOTTIME | WT_FEATURE_REALTIME |
+		  WT_FEATURE_LEASED_IDS, api.features);
+	EXPECT_EQ(0xfffULL, api.ioctls);
 	EXPECT_EQ(sizeof(struct wt_event), api.event_size);
 	EXPECT_EQ(WT_BATCH_MAX, api.batch_max);
 }
@@ -959,6 +960,138 @@ TEST(advance_on_a_real_clock_is_einval)
 	EXPECT_EQ(-EINVAL, wt_advance(fd, 1 * MSEC));
 	EXPECT_EQ(-EINVAL, wt_set_clock(fd, 1 * MSEC));
 	close(fd);
+}
+
+/* ---- WT_IOC_LEASE and WT_LEASED_ID ---- */
+
+static int wt_lease(int fd, struct wt_lease *l)
+{
+	memset(l, 0, sizeof(*l));
+	return wt_ret(ioctl(fd, WT_IOC_LEASE, l));
+}
+
+/* An ADD naming its own id, @id, with @deadline ns of delay. */
+static int wt_add_leased(int fd, __u64 id, __u64 deadline, __u64 cookie)
+{
+	struct wt_op op = {
+		.op = WT_OP_ADD,
+		.flags = WT_LEASED_ID,
+		.id = id,
+		.deadline = deadline,
+		.cookie = cookie,
+	};
+	int r = wt_ret(ioctl(fd, WT_IOC_ADD, &op));
+
+	return r < 0 ? r : (op.id == id ? 0 : -EPROTO);
+}
+
+/*
+ * A leased block's ids are the caller's: an ADD names one, with the
+ * generation it likes, and that id is the timeout's everywhere.
+ */
+TEST_F(wt, a_leased_id_names_its_timeout_everywhere)
+{
+	struct wt_lease l, l2;
+	struct wt_query q;
+	struct wt_event ev;
+	__u64 id, kid;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_lease(self->fd, &l));
+	ASSERT_LT(0, l.first);
+	ASSERT_LT(0, l.count);
+	ASSERT_EQ(0, wt_lease(self->fd, &l2));
+	/* Leases do not overlap. */
+	EXPECT_TRUE(l2.first >= l.first + l.count ||
+		    l2.first + l2.count <= l.first);
+	id = 7ULL << 32 | (l.first + 3);
+	ASSERT_EQ(0, wt_add_leased(self->fd, id, 2 * MSEC, 0xc0));
+	ASSERT_EQ(0, wt_query(self->fd, id, &q));
+	EXPECT_EQ(id, q.id);
+	EXPECT_EQ(0xc0, q.cookie);
+	/* The kernel never hands out a leased id itself. */
+	ASSERT_EQ(0, wt_add(self->fd, 50 * MSEC, &kid));
+	EXPECT_TRUE((__u32)kid < l.first || (__u32)kid >= l.first + l.count);
+	EXPECT_TRUE((__u32)kid < l2.first || (__u32)kid >= l2.first + l2.count);
+	ASSERT_EQ(1, wt_advance(self->fd, 2 * MSEC));
+	ASSERT_EQ(1, wt_read(self->fd, &ev, 1));
+	EXPECT_EQ(id, ev.id);
+	EXPECT_EQ(0xc0, ev.cookie);
+	EXPECT_TRUE(ev.flags & WT_EVENT_FINAL);
+	/* Released: stale, and free again, under another generation. */
+	EXPECT_EQ(-ENOENT, wt_query(self->fd, id, &q));
+	EXPECT_EQ(-ENOENT, wt_cancel(self->fd, id));
+	ASSERT_EQ(0, wt_add_leased(self->fd, 8ULL << 32 | (l.first + 3),
+				   5 * MSEC, 0xc1));
+	EXPECT_EQ(-ENOENT, wt_cancel(self->fd, id));
+	EXPECT_EQ(WT_STATUS_PENDING,
+		  wt_cancel(self->fd, 8ULL << 32 | (l.first + 3)));
+	EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, kid));
+	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
+}
+
+TEST_F(wt, a_leased_id_must_be_leased_and_free)
+{
+	struct wt_op op = { .op = WT_OP_ADD, .flags = WT_LEASED_ID };
+	struct wt_lease l;
+	__u64 kid;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_add(self->fd, 50 * MSEC, &kid));
+	/* No lease yet: no id is the caller's, the kernel's least of all. */
+	EXPECT_EQ(-EINVAL, wt_add_leased(self->fd, kid, MSEC, 0));
+	EXPECT_EQ(-EINVAL, wt_add_leased(self->fd, 1ULL << 32, MSEC, 0));
+	ASSERT_EQ(0, wt_lease(self->fd, &l));
+	SNAPSHOT();
+	EXPECT_EQ(-EINVAL, wt_add_leased(self->fd, l.first + l.count, MSEC, 0));
+	EXPECT_EQ(-EINVAL, wt_add_leased(self->fd, 0, MSEC, 0));
+	EXPECT_EQ(-EINVAL, wt_add_leased(self->fd, (__u32)kid, MSEC, 0));
+	ASSERT_UNCHANGED();
+	ASSERT_EQ(0, wt_add_leased(self->fd, l.first, MSEC, 0));
+	/* Live: -EEXIST, whatever the generation; the failed op says 0 status. */
+	EXPECT_EQ(-EEXIST, wt_add_leased(self->fd, l.first, MSEC, 0));
+	op.id = 5ULL << 32 | l.first;
+	op.deadline = MSEC;
+	EXPECT_EQ(-1, ioctl(self->fd, WT_IOC_ADD, &op));
+	EXPECT_EQ(EEXIST, errno);
+	EXPECT_EQ(EEXIST, op.error);
+	EXPECT_EQ(0, op.status);
+	EXPECT_EQ(5ULL << 32 | l.first, op.id);
+	/* Other bad input still fails as for any ADD. */
+	EXPECT_EQ(-ERANGE, wt_add_leased(self->fd, l.first + 1,
+					 WT_KTIME_MAX, 0));
+	EXPECT_EQ(2, wt_fdinfo(self->fd, "live"));
+	/* A lease with flags, or a struct that cannot be written: refused. */
+	l.flags = 1;
+	EXPECT_EQ(-EINVAL, wt_ret(ioctl(self->fd, WT_IOC_LEASE, &l)));
+	EXPECT_EQ(-EFAULT, wt_ret(ioctl(self->fd, WT_IOC_LEASE, (void *)8)));
+}
+
+/* A file leases at most max_pending + 65536 ids; a failed lease writes nothing. */
+TEST_F(wt, leases_stop_at_max_pending_and_some)
+{
+	struct wt_lease l, sent = { .first = 0x1111, .count = 0x2222 };
+	unsigned int n = 0, ids = 0, block = 0;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_config(self->fd, MSEC, CLOCK_MONOTONIC,
+			       WT_CONFIG_VIRTUAL, 100));
+	while (!wt_lease(self->fd, &l)) {
+		block = l.count;
+		ids += l.count;
+		ASSERT_GT(1000, ++n);
+	}
+	/* Rounded up to whole blocks. */
+	EXPECT_LE(100 + 65536, ids);
+	EXPECT_GT(100 + 65536 + block, ids);
+	l = sent;
+	EXPECT_EQ(-ENOSPC, wt_ret(ioctl(self->fd, WT_IOC_LEASE, &l)));
+	EXPECT_EQ(0, memcmp(&l, &sent, sizeof(l)));
+	/* The blocks count against the user, as the store's others do. */
+	EXPECT_EQ(n, wt_fdinfo(self->fd, "timer_blocks"));
 }
 
 /* ---- WT_IOC_SET_EVENTFD ---- */

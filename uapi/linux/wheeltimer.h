@@ -110,6 +110,8 @@
 #define WT_FEATURE_BOOTTIME		_BITULL(4)
 /** WT_FEATURE_REALTIME - CLOCK_REALTIME as the context's clock */
 #define WT_FEATURE_REALTIME		_BITULL(5)
+/** WT_FEATURE_LEASED_IDS - WT_IOC_LEASE and WT_LEASED_ID */
+#define WT_FEATURE_LEASED_IDS		_BITULL(6)
 
 /**
  * struct wt_api - interface handshake, for WT_IOC_API
@@ -153,6 +155,12 @@ struct wt_api {
  * that consumed the previous record
  */
 #define WT_FIXED_DELAY		_BITULL(2)
+/**
+ * WT_LEASED_ID - ADD: the caller names the new timeout's id, in @id: one
+ * of the ids of a block it leased with WT_IOC_LEASE, with a generation of
+ * its choice (see &struct wt_lease)
+ */
+#define WT_LEASED_ID		_BITULL(3)
 
 /* Operations, for &struct wt_op.op. */
 /** WT_OP_ADD - arm a new timeout; its id is returned in @id */
@@ -184,10 +192,11 @@ struct wt_api {
  * @op: WT_OP_ADD, WT_OP_CANCEL or WT_OP_MODIFY. For the single-operation
  *	ioctls it may also be 0, which stands for the ioctl's own operation.
  * @reserved: must be zero
- * @flags: ADD: WT_ABSTIME, and at most one of WT_FIXED_RATE and
- *	WT_FIXED_DELAY. MODIFY: WT_ABSTIME only. CANCEL: must be zero.
+ * @flags: ADD: WT_ABSTIME, WT_LEASED_ID, and at most one of WT_FIXED_RATE
+ *	and WT_FIXED_DELAY. MODIFY: WT_ABSTIME only. CANCEL: must be zero.
  * @id: CANCEL and MODIFY: in, the timeout to act on. ADD: out, the id of the
- *	new timeout (the value passed in is ignored).
+ *	new timeout (the value passed in is ignored); with WT_LEASED_ID, in,
+ *	the id to give it, and out, the same.
  * @deadline: ADD and MODIFY: the deadline in ns, relative to now or, with
  *	WT_ABSTIME, absolute on the context's clock. A relative deadline of 0
  *	and an absolute one in the past are due at once. A deadline that ends
@@ -207,10 +216,12 @@ struct wt_api {
  *	WT_STATUS_WITHDRAWN; 0 on failure.
  * @error: out: 0 on success, else the positive errno value of the failure:
  *	EINVAL for an unknown operation or flag, a non-zero reserved or unused
- *	field, or a bad period; ERANGE for a deadline beyond the last tick
- *	(above); ENOENT for an unknown or stale id; ENOSPC when the context
- *	already holds max_pending timeouts, or its user's contexts hold all
- *	the storage they may; ENOMEM.
+ *	field, a bad period, or with WT_LEASED_ID an id outside the blocks
+ *	leased; ERANGE for a deadline beyond the last tick (above); ENOENT for
+ *	an unknown or stale id; EEXIST with WT_LEASED_ID for an id whose slot
+ *	holds a live timeout; ENOSPC when the context already holds
+ *	max_pending timeouts, or its user's contexts hold all the storage they
+ *	may; ENOMEM.
  *
  * MODIFY works like mod_timer(): it re-arms the timeout whatever state it is
  * in. A periodic timeout continues with its period from the new deadline.
@@ -363,6 +374,32 @@ struct wt_eventfd {
 	__u32 flags;
 };
 
+/**
+ * struct wt_lease - lease a block of ids, for WT_IOC_LEASE
+ * @first: out: the lowest 32 bits of the block's first id (its index)
+ * @count: out: how many ids the block has: indexes @first to
+ *	@first + @count - 1
+ * @flags: in: must be zero
+ *
+ * A leased block is the caller's: the kernel never gives its ids to a
+ * timeout itself, and an ADD with WT_LEASED_ID may name any of them whose
+ * timeout is not live, with the upper 32 bits (the generation) of the
+ * caller's choice; it is then the timeout's id, in CANCEL, MODIFY, QUERY
+ * and its records, and is free again when the timeout is cancelled or its
+ * final record read. So a program can name a timeout by its own number
+ * from the start, with no table from its ids to the kernel's (changing the
+ * generation at each reuse keeps a stale id from reaching a newer
+ * timeout). Blocks are kept until the file is closed, and counted in the
+ * storage of the opener's user (see the overview); a context leases at
+ * most max_pending + 65536 ids, rounded up to whole blocks (-ENOSPC beyond,
+ * as when the user's storage is full): room for adds that fail.
+ */
+struct wt_lease {
+	__u64 first;
+	__u32 count;
+	__u32 flags;
+};
+
 /* States, for &struct wt_query.state. */
 /** WT_STATE_PENDING - armed, not yet fired */
 #define WT_STATE_PENDING	1U
@@ -509,6 +546,7 @@ struct wt_stats {
 #define _WT_IOC_SET_EVENTFD	0x08
 #define _WT_IOC_QUERY		0x09
 #define _WT_IOC_STATS		0x0A
+#define _WT_IOC_LEASE		0x0B
 
 /**
  * DOC: ioctls
@@ -538,6 +576,8 @@ struct wt_stats {
  *
  * WT_IOC_STATS: see &struct wt_stats. Implemented when bit _WT_IOC_STATS
  * of &struct wt_api.ioctls is set.
+ *
+ * WT_IOC_LEASE: see &struct wt_lease; with WT_FEATURE_LEASED_IDS.
  */
 #define WT_IOC_API		_IOWR(WT_IOC_MAGIC, _WT_IOC_API, struct wt_api)
 #define WT_IOC_SET_CONFIG	_IOW(WT_IOC_MAGIC, _WT_IOC_SET_CONFIG, struct wt_config)
@@ -550,5 +590,6 @@ struct wt_stats {
 #define WT_IOC_SET_EVENTFD	_IOW(WT_IOC_MAGIC, _WT_IOC_SET_EVENTFD, struct wt_eventfd)
 #define WT_IOC_QUERY		_IOWR(WT_IOC_MAGIC, _WT_IOC_QUERY, struct wt_query)
 #define WT_IOC_STATS		_IOR(WT_IOC_MAGIC, _WT_IOC_STATS, struct wt_stats)
+#define WT_IOC_LEASE		_IOWR(WT_IOC_MAGIC, _WT_IOC_LEASE, struct wt_lease)
 
 #endif /* _UAPI_LINUX_WHEELTIMER_H */

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * store_test.c - module/store.c against a model: random gets (with the
- * store's allocations made to fail now and then), puts, lookups of live,
- * stale and made-up ids, drains and trims, in epochs that each end by
- * destroying the store. After every step the store must find exactly the
- * live ids, each at its own timer, and never a stale one; every timer must
- * be live or on the free list, once; and a destroyed store must leave
- * nothing allocated. Usage: store [-s SEED] [-n OPS]; the seed is printed
+ * store's allocations made to fail now and then), leases of blocks and
+ * gets of ids in them, puts, lookups of live, stale and made-up ids,
+ * drains and trims, in epochs that each end by destroying the store. After
+ * every step the store must find exactly the live ids, each at its own
+ * timer, and never a stale one; every timer must be live, on the free list
+ * once, or free in a leased block and never on the free list; a get of a
+ * leased id must succeed exactly when the model says it is free, and name
+ * the timer by the id asked for; and a destroyed store must leave nothing
+ * allocated. Usage: store [-s SEED] [-n OPS]; the seed is printed
  * so that a failure can be replayed.
  */
 #include <errno.h>
@@ -38,6 +41,9 @@ struct held {
 
 static struct held live[LIVE_MAX];
 static unsigned int nlive;
+/* The free ids of leased blocks, by index, and how many of them. */
+static u32 leased_free[LIVE_MAX];
+static unsigned int nleased_free;
 static u64 stale[STALE_MAX];
 static u64 nstale;
 static u64 seed, rng, cookies;
@@ -45,6 +51,7 @@ static u64 seed, rng, cookies;
 static struct {
 	u64 steps, epochs, gets, grows, enomem, puts, drains, trims, trimmed;
 	u64 lookups_live, lookups_stale, lookups_made_up, made_up_found;
+	u64 leases, lease_enomem, leased_gets, leased_refused;
 	u64 max_blocks;
 } st;
 
@@ -110,12 +117,14 @@ static void check_all(const struct wt_store *s)
 	for (t = s->free; t; t = t->free_next) {
 		if (t->state != WT_TIMER_FREE)
 			fail("a timer on the free list is not free");
+		if (wt_block_of(t)->leased)
+			fail("a timer of a leased block is on the free list");
 		if (++nfree > room)
 			fail("the free list is longer than the store");
 	}
-	if (nfree + s->nr_live != room)
-		fail("%llu free + %llu live != %llu timers",
-		     (unsigned long long)nfree,
+	if (nfree + nleased_free + s->nr_live != room)
+		fail("%llu free + %u leased free + %llu live != %llu timers",
+		     (unsigned long long)nfree, nleased_free,
 		     (unsigned long long)s->nr_live, (unsigned long long)room);
 	for (i = 0; i < s->nr_blocks; i++) {
 		if ((unsigned long)s->blocks[i] & ~PAGE_MASK)
@@ -143,22 +152,24 @@ static void step_get(struct wt_store *s)
 	if (!t) {
 		/* Now and then the table, the block or the periods fail. */
 		if (!below(8))
-			slab_shim_fail_in = 1 + below(3);
+			wheel_shim_slab_fail_in = 1 + below(3);
 		st.grows++;
 		if (wt_store_grow(s, periodic)) {
 			st.enomem++;
-			slab_shim_fail_in = 0;
+			wheel_shim_slab_fail_in = 0;
 			if (s->nr_live != nlive)
 				fail("a failed grow changed nr_live");
 			return;
 		}
-		slab_shim_fail_in = 0;
+		wheel_shim_slab_fail_in = 0;
 		t = wt_store_get(s, periodic);
 		if (!t)
 			fail("the store grew but has nothing to give");
 	}
 	if (t->state != WT_TIMER_FREE)
 		fail("got a timer that is not free");
+	if (wt_block_of(t)->leased)
+		fail("got a timer of a leased block");
 	h = &live[nlive];
 	h->t = t;
 	h->id = wt_timer_id(t);
@@ -175,10 +186,90 @@ static void step_get(struct wt_store *s)
 		st.max_blocks = s->nr_blocks;
 }
 
+/* Lease a block, now and then with its allocations failing. */
+static void step_lease(struct wt_store *s)
+{
+	u32 first, before = s->nr_blocks, i;
+
+	if (nleased_free + WT_BLOCK_TIMERS > LIVE_MAX / 2)
+		return;
+	if (!below(8))
+		wheel_shim_slab_fail_in = 1 + below(2);
+	st.leases++;
+	if (wt_store_lease(s, &first)) {
+		wheel_shim_slab_fail_in = 0;
+		st.lease_enomem++;
+		if (s->nr_blocks != before)
+			fail("a failed lease changed the blocks");
+		return;
+	}
+	wheel_shim_slab_fail_in = 0;
+	if (first != before * WT_BLOCK_TIMERS + 1)
+		fail("leased block %u starts at index %u", before, first);
+	for (i = 0; i < WT_BLOCK_TIMERS; i++)
+		leased_free[nleased_free++] = first + i;
+}
+
+/*
+ * Get a leased id the model says is free, with a generation of the test's
+ * choosing; try one that is live, and one that is not leased, first.
+ */
+static void step_get_leased(struct wt_store *s)
+{
+	bool periodic = !below(6);
+	unsigned int k;
+	struct held *h;
+	struct wt_timer *t;
+	u64 id;
+	int ret;
+
+	if (!nleased_free || nlive == LIVE_MAX)
+		return;
+	for (k = 0; k < nlive && k < 4; k++) {
+		h = &live[below(nlive)];
+		ret = wt_store_get_leased(s, h->id, false, &t);
+		if (ret != (wt_block_of(h->t)->leased ? -EEXIST : -EINVAL))
+			fail("a get of live id %#llx gave %d",
+			     (unsigned long long)h->id, ret);
+		st.leased_refused++;
+	}
+	if (wt_store_get_leased(s, s->nr_blocks * WT_BLOCK_TIMERS + 1, false,
+				&t) != -EINVAL)
+		fail("a get past the store's last block did not fail");
+	k = below(nleased_free);
+	id = (u64)(rng_next(&rng) & 0xffffffff) << 32 | leased_free[k];
+	ret = wt_store_get_leased(s, id, periodic, &t);
+	if (ret == -ENOMEM && periodic) {
+		if (wt_store_grow_periods(s, t))
+			fail("growing the periods of a leased block");
+		ret = wt_store_get_leased(s, id, periodic, &t);
+	}
+	if (ret)
+		fail("a get of free leased id %#llx gave %d",
+		     (unsigned long long)id, ret);
+	if (wt_timer_id(t) != id)
+		fail("leased id %#llx got the timer of id %#llx",
+		     (unsigned long long)id, (unsigned long long)wt_timer_id(t));
+	leased_free[k] = leased_free[--nleased_free];
+	st.leased_gets++;
+	h = &live[nlive];
+	h->t = t;
+	h->id = id;
+	h->periodic = periodic;
+	t->state = WT_TIMER_QUEUED;
+	t->cookie = ++cookies;
+	t->deadline = nlive;
+	if (periodic)
+		wt_timer_period(t)->period = t->cookie;
+	nlive++;
+}
+
 static void put_one(struct wt_store *s, unsigned int i)
 {
 	struct held h = live[i];
 
+	if (wt_block_of(h.t)->leased)
+		leased_free[nleased_free++] = wt_timer_index(h.t);
 	wt_store_put(s, h.t);
 	stale[nstale++ % STALE_MAX] = h.id;
 	live[i] = live[--nlive];
@@ -237,9 +328,10 @@ static void step_trim(struct wt_store *s)
 
 	st.trims++;
 	wt_store_trim(s);
-	if (nlive && s->nr_blocks != before)
-		fail("trimmed a store that holds %u timeouts", nlive);
-	if (!nlive && s->nr_blocks > WT_STORE_KEEP_BLOCKS)
+	if ((nlive || s->nr_leased) && s->nr_blocks != before)
+		fail("trimmed a store that holds %u timeouts, %u leased blocks",
+		     nlive, s->nr_leased);
+	if (!nlive && !s->nr_leased && s->nr_blocks > WT_STORE_KEEP_BLOCKS)
 		fail("an empty store kept %u blocks", s->nr_blocks);
 	if (s->nr_blocks < before)
 		st.trimmed++;
@@ -256,8 +348,13 @@ static void run(u64 ops)
 		u32 r = below(100);
 
 		st.steps++;
-		if (r < (filling ? 55 : 25)) {
+		if (r < (filling ? 45 : 20)) {
 			step_get(&s);
+		} else if (r < (filling ? 55 : 25)) {
+			/* Every other epoch leases: the others trim. */
+			if (st.epochs % 2 && !below(8))
+				step_lease(&s);
+			step_get_leased(&s);
 		} else if (r < 70) {
 			if (nlive)
 				put_one(&s, below(nlive));
@@ -277,12 +374,13 @@ static void run(u64 ops)
 		if ((i + 1) % EPOCH_OPS == 0 || i + 1 == ops) {
 			check_all(&s);
 			wt_store_destroy(&s);
-			if (slab_shim_live)
+			if (wheel_shim_slab_live)
 				fail("%ld allocations left after destroy",
-				     slab_shim_live);
+				     wheel_shim_slab_live);
 			memset(&s, 0, sizeof(s));
 			nlive = 0;
 			nstale = 0;
+			nleased_free = 0;
 			st.epochs++;
 		}
 	}
@@ -309,10 +407,10 @@ int main(int argc, char **argv)
 	       (size_t)WT_BLOCK_TIMERS);
 
 	/* The caches: their creation fails cleanly, then works. */
-	slab_shim_fail_in = 2;
+	wheel_shim_slab_fail_in = 2;
 	if (wt_store_create_caches() != -ENOMEM)
 		fail("creating the caches with the second one failing");
-	slab_shim_fail_in = 0;
+	wheel_shim_slab_fail_in = 0;
 	if (wt_store_create_caches())
 		fail("creating the caches");
 
@@ -328,6 +426,11 @@ int main(int argc, char **argv)
 	printf("#  gets %llu (grows %llu, ENOMEM %llu), puts %llu\n",
 	       (unsigned long long)st.gets, (unsigned long long)st.grows,
 	       (unsigned long long)st.enomem, (unsigned long long)st.puts);
+	printf("#  leases %llu (ENOMEM %llu), leased gets %llu, refused %llu\n",
+	       (unsigned long long)st.leases,
+	       (unsigned long long)st.lease_enomem,
+	       (unsigned long long)st.leased_gets,
+	       (unsigned long long)st.leased_refused);
 	printf("#  drains %llu, trims %llu (%llu gave blocks back)\n",
 	       (unsigned long long)st.drains, (unsigned long long)st.trims,
 	       (unsigned long long)st.trimmed);

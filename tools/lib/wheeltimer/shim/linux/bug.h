@@ -14,10 +14,14 @@
 #ifndef _WHEELTIMER_LIB_SHIM_BUG_H
 #define _WHEELTIMER_LIB_SHIM_BUG_H
 
+#include <assert.h>
+
 #ifndef wheel_shim_on_warn
 void wtl_warn(const char *file, int line);
 #define wheel_shim_on_warn(file, line, cond)	wtl_warn(file, line)
 #endif
+
+#define BUILD_BUG_ON(cond)	static_assert(!(cond), #cond)
 
 #define WARN_ON_ONCE(cond) ({						\
 	int __wtl_warned = !!(cond);					\

@@ -10,6 +10,8 @@
 #include_next <linux/limits.h>
 #include <stdint.h>
 
+#define U32_MAX		UINT32_MAX
 #define U64_MAX		UINT64_MAX
+#define S64_MAX		INT64_MAX
 
 #endif

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * Userspace stand-in for the list_head part of <linux/list.h> that
- * module/wheel.c uses, for the wheel in libwheeltimer's in-process engine
- * and in the wheel's tests, with the kernel's documented meaning: a
- * list_head is circular, and an empty one (or a node taken off with
- * list_del_init()) points at itself.
+ * Userspace stand-in for the parts of <linux/list.h> that module/ uses,
+ * for libwheeltimer's in-process engine and the wheel's tests, with the
+ * kernel's documented meaning: a list_head is circular, and an empty one
+ * (or a node taken off with list_del_init()) points at itself; an hlist is
+ * a NULL-terminated list whose nodes point back at what points at them.
  *
  * Each primitive that changes links (one insertion, two removals, one
  * splice) runs wheel_shim_list_op(): nothing, unless the program defines
@@ -37,6 +37,15 @@ static inline int list_empty(const struct list_head *head)
 #define list_entry(ptr, type, member)	container_of(ptr, type, member)
 #define list_first_entry(ptr, type, member) \
 	list_entry((ptr)->next, type, member)
+#define list_next_entry(pos, member) \
+	list_entry((pos)->member.next, __typeof__(*(pos)), member)
+
+/* Each entry of @head, as @pos; @n holds the next, so @pos may leave. */
+#define list_for_each_entry_safe(pos, n, head, member)			\
+	for (pos = list_first_entry(head, __typeof__(*(pos)), member),	\
+	     n = list_next_entry(pos, member);				\
+	     &(pos)->member != (head);					\
+	     pos = n, n = list_next_entry(n, member))
 
 /* Put @n between the neighbours @prev and @next. */
 static inline void __list_add(struct list_head *n, struct list_head *prev,
@@ -102,5 +111,53 @@ static inline void list_splice_tail_init(struct list_head *list,
 		INIT_LIST_HEAD(list);
 	}
 }
+
+static inline void INIT_HLIST_HEAD(struct hlist_head *h)
+{
+	h->first = NULL;
+}
+
+static inline void hlist_add_head(struct hlist_node *n, struct hlist_head *h)
+{
+	struct hlist_node *first = h->first;
+
+	n->next = first;
+	if (first)
+		first->pprev = &n->next;
+	h->first = n;
+	n->pprev = &h->first;
+}
+
+/* Put @n after @prev. */
+static inline void hlist_add_behind(struct hlist_node *n,
+				    struct hlist_node *prev)
+{
+	n->next = prev->next;
+	prev->next = n;
+	n->pprev = &prev->next;
+	if (n->next)
+		n->next->pprev = &n->next;
+}
+
+static inline void hlist_del(struct hlist_node *n)
+{
+	struct hlist_node *next = n->next;
+
+	*n->pprev = next;
+	if (next)
+		next->pprev = n->pprev;
+}
+
+#define hlist_entry_safe(ptr, type, member) ({				\
+	__typeof__(ptr) __wtl_p = (ptr);				\
+	__wtl_p ? container_of(__wtl_p, type, member) : NULL;		\
+})
+
+#define hlist_for_each_entry(pos, head, member)				\
+	for (pos = hlist_entry_safe((head)->first, __typeof__(*(pos)),	\
+				    member);				\
+	     pos;							\
+	     pos = hlist_entry_safe((pos)->member.next,		\
+				    __typeof__(*(pos)), member))
 
 #endif

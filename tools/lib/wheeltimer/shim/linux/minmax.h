@@ -17,5 +17,6 @@
 
 #define min(x, y)	__wtl_cmp(x, y, <)
 #define max(x, y)	__wtl_cmp(x, y, >)
+#define min_t(type, x, y)	min((type)(x), (type)(y))
 
 #endif

@@ -4,19 +4,14 @@
  * WARN_ON_ONCE() reports every time it fires; here it reports to a hook
  * the test program defines, so that a test can count the warnings it
  * provokes on purpose, and the model test and the fuzzer abort on any.
- * BUILD_BUG_ON() is for module/store.c.
  */
 #ifndef _WHEEL_SHIM_LINUX_BUG_H
 #define _WHEEL_SHIM_LINUX_BUG_H
-
-#include <assert.h>
 
 void wheel_shim_warn(const char *file, int line, const char *cond);
 
 #define wheel_shim_on_warn(file, line, cond)	wheel_shim_warn(file, line, cond)
 
 #include_next <linux/bug.h>
-
-#define BUILD_BUG_ON(cond)	static_assert(!(cond), #cond)
 
 #endif

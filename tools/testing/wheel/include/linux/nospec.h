@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Userspace stand-in for <linux/nospec.h>: array_index_nospec() clamps
- * nothing here (there is no speculation to stop in a test), but it counts
- * its calls, so that a test can check that an index from userspace goes
- * through it, and it checks the bound its caller has checked already.
+ * <linux/nospec.h> for the test programs: libwheeltimer's stand-in, with
+ * every array_index_nospec() counted in wheel_shim_nospec_calls (defined by
+ * the test program), so that a test can check that an index from userspace
+ * goes through it; and the bound its caller checked is checked again.
  */
 #ifndef _WHEEL_SHIM_LINUX_NOSPEC_H
 #define _WHEEL_SHIM_LINUX_NOSPEC_H
@@ -12,12 +12,11 @@
 
 extern unsigned long long wheel_shim_nospec_calls;
 
-#define array_index_nospec(index, size)					\
-	({								\
-		__typeof__(index) __i = (index);			\
+#define wheel_shim_nospec(index, size)	do {			\
 		wheel_shim_nospec_calls++;				\
-		assert(__i < (size));					\
-		__i;							\
-	})
+		assert((index) < (size));				\
+	} while (0)
+
+#include_next <linux/nospec.h>
 
 #endif

@@ -1,5 +1,8 @@
-// SPDX-License-Identifier: GPL-2.0
-/* slab_shim.c - the allocator behind the shim <linux/slab.h>. */
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * slab.c - the allocator behind the shim <linux/slab.h>, for module/store.c
+ * in libwheeltimer's in-process engine and in the wheel's tests
+ */
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,13 +13,13 @@ struct kmem_cache {
 	unsigned int align;
 };
 
-unsigned long slab_shim_fail_in;
-long slab_shim_live;
+unsigned long wheel_shim_slab_fail_in;
+long wheel_shim_slab_live;
 
 /* Whether this allocation is the one made to fail. */
 static bool slab_shim_fails(void)
 {
-	return slab_shim_fail_in && !--slab_shim_fail_in;
+	return wheel_shim_slab_fail_in && !--wheel_shim_slab_fail_in;
 }
 
 static void *slab_shim_alloc(size_t size, size_t align)
@@ -30,7 +33,7 @@ static void *slab_shim_alloc(size_t size, size_t align)
 	if (p) {
 		/* Garbage, as a fresh kernel object may hold. */
 		memset(p, 0xa5, size);
-		slab_shim_live++;
+		wheel_shim_slab_live++;
 	}
 	return p;
 }
@@ -39,7 +42,7 @@ static void slab_shim_free(const void *p)
 {
 	if (!p)
 		return;
-	slab_shim_live--;
+	wheel_shim_slab_live--;
 	free((void *)p);
 }
 

@@ -1,14 +1,14 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
- * Userspace stand-in for <linux/slab.h>, enough for module/store.c: caches
- * honour their alignment (the store finds a block by masking an address),
- * and allocations can be made to fail on purpose. slab_shim_fail_in, when
- * non-zero, counts allocations down and fails the one that brings it to
- * zero; slab_shim_live counts what is allocated and not freed, so that a
- * test can check that nothing is left behind.
+ * Userspace stand-in for <linux/slab.h>, enough for module/store.c (shim
+ * slab.c): caches honour their alignment (the store finds a block by
+ * masking an address). For the tests, allocations can be made to fail:
+ * wheel_shim_slab_fail_in, when non-zero, counts allocations down and fails
+ * the one that brings it to zero; wheel_shim_slab_live counts what is
+ * allocated and not freed.
  */
-#ifndef _WHEEL_SHIM_LINUX_SLAB_H
-#define _WHEEL_SHIM_LINUX_SLAB_H
+#ifndef _WHEELTIMER_LIB_SHIM_SLAB_H
+#define _WHEELTIMER_LIB_SHIM_SLAB_H
 
 #include <linux/kernel.h>
 
@@ -18,8 +18,8 @@
 
 struct kmem_cache;
 
-extern unsigned long slab_shim_fail_in;
-extern long slab_shim_live;
+extern unsigned long wheel_shim_slab_fail_in;
+extern long wheel_shim_slab_live;
 
 struct kmem_cache *kmem_cache_create(const char *name, unsigned int size,
 				     unsigned int align, unsigned long flags,

@@ -1,11 +1,11 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * Userspace stand-in for <linux/hrtimer.h>: only what module/compat.h's
  * inline wrappers name, so that files including compat.h compile. Nothing
  * tested here arms an hrtimer.
  */
-#ifndef _WHEEL_SHIM_LINUX_HRTIMER_H
-#define _WHEEL_SHIM_LINUX_HRTIMER_H
+#ifndef _WHEELTIMER_LIB_SHIM_HRTIMER_H
+#define _WHEELTIMER_LIB_SHIM_HRTIMER_H
 
 #include <time.h>
 

@@ -1,10 +1,10 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * Userspace stand-in for <linux/kernel.h>: the uapi header of that name,
- * which libc headers may include, plus what the test programs use.
+ * which libc headers may include, and what module/ uses of the kernel's.
  */
-#ifndef _WHEEL_SHIM_LINUX_KERNEL_H
-#define _WHEEL_SHIM_LINUX_KERNEL_H
+#ifndef _WHEELTIMER_LIB_SHIM_KERNEL_H
+#define _WHEELTIMER_LIB_SHIM_KERNEL_H
 
 #include_next <linux/kernel.h>
 #include <linux/bits.h>
@@ -15,7 +15,9 @@
 #include <linux/minmax.h>
 #include <linux/types.h>
 
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(arr)		(sizeof(arr) / sizeof((arr)[0]))
+#endif
 #define lower_32_bits(n)	((u32)((n) & 0xffffffff))
 #define upper_32_bits(n)	((u32)((u64)(n) >> 32))
 

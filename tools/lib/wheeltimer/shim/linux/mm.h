@@ -1,10 +1,10 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: LGPL-2.1 OR MIT */
 /*
  * Userspace stand-in for <linux/mm.h>: the page geometry module/store.h
  * relies on (blocks of one page, found by masking an address).
  */
-#ifndef _WHEEL_SHIM_LINUX_MM_H
-#define _WHEEL_SHIM_LINUX_MM_H
+#ifndef _WHEELTIMER_LIB_SHIM_MM_H
+#define _WHEELTIMER_LIB_SHIM_MM_H
 
 #include <linux/kernel.h>
 
