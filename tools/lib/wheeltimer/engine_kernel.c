@@ -103,6 +103,20 @@ static int wtk_set_eventfd(struct wheeltimer *wt, uint32_t fd)
 	return wtk_ioctl(wt->fd, WT_IOC_SET_EVENTFD, &arg);
 }
 
+static int wtk_lease(struct wheeltimer *wt, uint32_t *first, uint32_t *count)
+{
+	struct wt_lease lease = { 0 };
+	int ret = wtk_ioctl(wt->fd, WT_IOC_LEASE, &lease);
+
+	if (ret)
+		return ret;
+	if (lease.first > UINT32_MAX)
+		return -EIO;
+	*first = (uint32_t)lease.first;
+	*count = lease.count;
+	return 0;
+}
+
 static int wtk_query(struct wheeltimer *wt, struct wt_query *q)
 {
 	return wtk_ioctl(wt->fd, WT_IOC_QUERY, q);
@@ -140,6 +154,7 @@ const struct wtl_engine wtl_kernel_engine = {
 	.read		= wtk_read,
 	.advance	= wtk_advance,
 	.set_eventfd	= wtk_set_eventfd,
+	.lease		= wtk_lease,
 	.query		= wtk_query,
 	.now		= wtk_now,
 	.fdinfo		= wtk_fdinfo,

@@ -6,9 +6,16 @@
  * The library talks to both engines in the kernel's own terms: batches of
  * struct wt_op, records of struct wt_event, struct wt_advance and friends
  * from <linux/wheeltimer.h>. The kernel engine passes them to ioctl() and
- * read(); the in-process engine applies them to module/wheel.c in the same
- * way as the module does. Everything above the engines (handles, queue,
+ * read(); the in-process engine hands them to module/core.c, the module's
+ * own rules compiled in. Everything above the engines (handles, queue,
  * records the library makes itself) is therefore written once.
+ *
+ * One id. A handle is the id of its timeout in the engine: the library
+ * leases blocks of ids from the engine (WT_IOC_LEASE) and names each
+ * timeout it adds with one of them (WT_LEASED_ID), so that the number the
+ * caller holds is the one the engine's store indexes, the one its records
+ * carry, and the index of the library's own table: no layer looks another
+ * up.
  *
  * Nothing here is exported: the version script (libwheeltimer.map) keeps
  * only the wheeltimer_* functions of the public header global.
@@ -33,53 +40,10 @@
 
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
-/**
- * struct wtl_idhdr - the head of every element of a struct wtl_idtab
- * @gen: the element's generation, the high half of its id
- * @next_free: WTL_ID_LIVE while the element is handed out; else the index
- *	of the next free element, 0 at the end of the free list
- */
-struct wtl_idhdr {
-	uint32_t gen;
-	uint32_t next_free;
-};
-
-#define WTL_ID_LIVE		UINT32_MAX
-
-/**
- * struct wtl_idtab - elements named by ids of an index and a generation
- * @blocks: @nr_blocks blocks of WTL_ID_BLOCK elements; element index i >= 1
- *	is element (i - 1) % WTL_ID_BLOCK of block (i - 1) / WTL_ID_BLOCK.
- *	Elements never move, so they may hold list links.
- * @nr_blocks: blocks allocated
- * @cap_blocks: room in @blocks
- * @elem_size: bytes per element, a struct wtl_idhdr first
- * @free: the most recently freed element's index, 0 if none
- * @used: indices handed out at least once; the next new one is @used + 1
- * @nr_live: elements handed out and not freed
- */
-struct wtl_idtab {
-	char **blocks;
-	uint32_t nr_blocks;
-	uint32_t cap_blocks;
-	uint32_t elem_size;
-	uint32_t free;
-	uint32_t used;
-	uint32_t nr_live;
-};
-
-#define WTL_ID_SHIFT		10
-#define WTL_ID_BLOCK		1024U	/* 2^WTL_ID_SHIFT */
-
-void wtl_idtab_init(struct wtl_idtab *t, size_t elem_size);
-void wtl_idtab_destroy(struct wtl_idtab *t);
-void *wtl_idtab_get(struct wtl_idtab *t, uint64_t *id);
-void *wtl_idtab_lookup(const struct wtl_idtab *t, uint64_t id);
-void wtl_idtab_put(struct wtl_idtab *t, uint64_t id);
-
 /* States of a handle. */
 enum wtl_hstate {
-	WTL_H_QUEUED = 1,	/* its add is in the queue */
+	WTL_H_FREE,		/* on the free list, or an index not leased */
+	WTL_H_QUEUED,		/* its add is in the queue */
 	WTL_H_LIVE,		/* submitted: the engine holds its id */
 	WTL_H_FAILED,		/* its add failed; its EV_ADD record waits */
 	WTL_H_CANCELLING,	/* cancelled with NOTIFY; its EV_CANCEL waits */
@@ -89,15 +53,18 @@ enum wtl_hstate {
 #define WTL_HF_NOTIFY		0x1U	/* its queued operation has NOTIFY */
 #define WTL_HF_KIND		(WHEELTIMER_FIXED_RATE | WHEELTIMER_FIXED_DELAY)
 
-/* wtl_handle.qidx when no operation of the handle is queued. */
+/* wtl_handle.link when no operation of the handle is queued. */
 #define WTL_NOQ			UINT32_MAX
+/* What an engine's @cancel says of an add that never reached it. */
+#define WTL_UNSUBMITTED		0x100
 
 /**
- * struct wtl_handle - what the library keeps per handle: 32 bytes
- * @hdr: index and generation, the handle's value
- * @cookie: the caller's cookie
- * @kid: the engine's id of the timeout, once its add was submitted
- * @qidx: the position of its queued operation, or WTL_NOQ
+ * struct wtl_handle - what the library keeps per handle: 24 bytes
+ * @cookie: the caller's cookie, for the records the library makes
+ * @gen: the generation of its index: the high half of the handle, and of
+ *	the engine's id
+ * @link: while free, the next free index (0 at the end of the list); else
+ *	the position of its queued operation, or WTL_NOQ
  * @state: an enum wtl_hstate
  * @hflags: WTL_HF_NOTIFY, and its kind: WHEELTIMER_FIXED_RATE,
  *	WHEELTIMER_FIXED_DELAY or neither
@@ -105,13 +72,29 @@ enum wtl_hstate {
  *	values are below 4096)
  */
 struct wtl_handle {
-	struct wtl_idhdr hdr;
 	uint64_t cookie;
-	uint64_t kid;
-	uint32_t qidx;
+	uint32_t gen;
+	uint32_t link;
 	uint8_t state;
 	uint8_t hflags;
 	int16_t error;
+};
+
+/**
+ * struct wtl_handles - the handles of a context, by index
+ * @tab: @tab[i] is the handle of index @base + i; only the indexes of the
+ *	blocks leased from the engine are ever handed out
+ * @base: the lowest index leased
+ * @len: entries in @tab
+ * @free: the most recently freed index, 0 if none
+ * @nr_live: handles handed out and not freed
+ */
+struct wtl_handles {
+	struct wtl_handle *tab;
+	uint32_t base;
+	uint32_t len;
+	uint32_t free;
+	uint32_t nr_live;
 };
 
 struct wheeltimer;
@@ -133,6 +116,22 @@ struct wheeltimer;
  * @advance: WT_IOC_ADVANCE
  * @set_eventfd: WT_IOC_SET_EVENTFD with @fd, or WT_EVENTFD_NONE; NULL
  *	when the engine has no WHEELTIMER_FEATURE_EVENTFD
+ * @lease: WT_IOC_LEASE: a block of ids, *@count of them from *@first
+ *
+ * An engine that applies operations as they are made, rather than from
+ * the queue (the in-process engine, whose operations cost no system call),
+ * has these too; they are NULL for the kernel engine:
+ * @add: take the add @op (WT_LEASED_ID), to be placed by the next @place
+ *	(a relative deadline counts from then, as from a submit); returns 0,
+ *	or the negative errno it is refused with now
+ * @cancel: cancel the timeout @handle now; returns a WT_STATUS_*,
+ *	WTL_UNSUBMITTED for an add @place never placed (it is gone), or a
+ *	negative errno
+ * @modify_deferred: give the add of @op->id that waits for @place the
+ *	deadline, slack and WT_ABSTIME of the MODIFY @op
+ * @place: place every add taken since the last, in order, calling
+ *	wtl_placed() for each it cannot place after all; returns how many
+ *	it took
  * @query: WT_IOC_QUERY
  * @now: the context's clock in ns
  * @fdinfo: write the engine's counters as fdinfo lines ("key:\tvalue\n")
@@ -149,6 +148,11 @@ struct wtl_engine {
 	int (*read)(struct wheeltimer *wt, void *buf, unsigned int max);
 	int (*advance)(struct wheeltimer *wt, struct wt_advance *adv);
 	int (*set_eventfd)(struct wheeltimer *wt, uint32_t fd);
+	int (*lease)(struct wheeltimer *wt, uint32_t *first, uint32_t *count);
+	int (*add)(struct wheeltimer *wt, struct wt_op *op);
+	int (*cancel)(struct wheeltimer *wt, uint64_t handle);
+	int (*modify_deferred)(struct wheeltimer *wt, const struct wt_op *op);
+	int (*place)(struct wheeltimer *wt);
 	int (*query)(struct wheeltimer *wt, struct wt_query *q);
 	int (*now)(const struct wheeltimer *wt, uint64_t *now);
 	int (*fdinfo)(const struct wheeltimer *wt, char *buf, size_t size);
@@ -208,13 +212,13 @@ struct wtl_counters {
  * @resolution: ns per tick
  * @max_pending: the engine's limit of live timeouts
  * @vnow: the kernel engine's virtual clock, as its last advance left it
- * @handles: the handle table, of struct wtl_handle
- * @q_ops: the queue: operations in the engine's format; op 0 is a hole left
- *	by a cancelled queued add
- * @q_handles: the handle of each queued operation
+ * @handles: the handle table
+ * @q_ops: the queue: operations in the engine's format, each naming its
+ *	handle in @id; op 0 is a hole left by a cancelled queued add
  * @q_len: operations (and holes) queued
  * @q_cap: room in the queue; reaching it submits
  * @q_holes: holes among them
+ * @deferred: adds the engine took and has not placed yet (@add)
  * @lq: records the library made (failed operations, NOTIFY outcomes),
  *	reaped before the engine's, as a ring of @lq_cap (a power of two)
  * @lq_head: the first of them
@@ -244,12 +248,12 @@ struct wheeltimer {
 	uint64_t resolution;
 	uint64_t max_pending;
 	uint64_t vnow;
-	struct wtl_idtab handles;
+	struct wtl_handles handles;
 	struct wt_op *q_ops;
-	uint64_t *q_handles;
 	uint32_t q_len;
 	uint32_t q_cap;
 	uint32_t q_holes;
+	uint32_t deferred;
 	struct wheeltimer_event *lq;
 	uint32_t lq_head;
 	uint32_t lq_len;
@@ -261,15 +265,78 @@ struct wheeltimer {
 	struct wtl_counters cnt;
 };
 
+/* handles.c */
+int wtl_handle_lease(struct wheeltimer *wt);
+void wtl_handle_release(struct wheeltimer *wt, uint64_t handle);
+void wtl_handles_destroy(struct wheeltimer *wt);
+
+/* The live handle @handle names, or NULL: one subtraction, one load. */
+static inline struct wtl_handle *wtl_handle(const struct wheeltimer *wt,
+					    uint64_t handle)
+{
+	uint32_t i = (uint32_t)handle - wt->handles.base;
+	struct wtl_handle *h;
+
+	if (i >= wt->handles.len)
+		return NULL;
+	h = &wt->handles.tab[i];
+	if (h->state == WTL_H_FREE || h->gen != (uint32_t)(handle >> 32))
+		return NULL;
+	return h;
+}
+
+/* The entry of a handle just made by wtl_handle_new(), still free. */
+static inline struct wtl_handle *wtl_handle_at(const struct wheeltimer *wt,
+					       uint64_t handle)
+{
+	return &wt->handles.tab[(uint32_t)handle - wt->handles.base];
+}
+
+/**
+ * wtl_handle_new() - hand out a handle
+ * @wt: the context
+ * @handle: set to the handle
+ *
+ * Leases a block from the engine when no index is free. The handle's
+ * fields but @gen are the caller's to set, its state first.
+ *
+ * Return: 0, or the engine's error (-ENOSPC: the context leased all the
+ * ids its max_pending allows) or -ENOMEM.
+ */
+static inline int wtl_handle_new(struct wheeltimer *wt, uint64_t *handle)
+{
+	struct wtl_handles *hs = &wt->handles;
+	struct wtl_handle *h;
+	uint32_t idx;
+	int ret;
+
+	if (!hs->free) {
+		ret = wtl_handle_lease(wt);
+		if (ret)
+			return ret;
+	}
+	idx = hs->free;
+	h = &hs->tab[idx - hs->base];
+	hs->free = h->link;
+	hs->nr_live++;
+	*handle = (uint64_t)h->gen << 32 | idx;
+	return 0;
+}
+
 /* queue.c */
 int wtl_submit(struct wheeltimer *wt);
 void wtl_queue_compact(struct wheeltimer *wt);
-struct wtl_handle *wtl_handle(const struct wheeltimer *wt, uint64_t handle);
-void wtl_handle_release(struct wheeltimer *wt, uint64_t handle);
+void wtl_placed(struct wheeltimer *wt, uint64_t handle, int err);
 
 /* reap.c */
 int wtl_lq_reserve(struct wheeltimer *wt, uint32_t n);
 void wtl_lq_push(struct wheeltimer *wt, const struct wheeltimer_event *ev);
+
+/* Room for @n records the library makes: mostly there already. */
+static inline int wtl_lq_room(struct wheeltimer *wt, uint32_t n)
+{
+	return wt->lq_cap - wt->lq_len >= n ? 0 : wtl_lq_reserve(wt, n);
+}
 
 /* wait.c */
 int wtl_wake_open(struct wheeltimer *wt);

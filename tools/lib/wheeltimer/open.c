@@ -50,11 +50,17 @@ static_assert(WHEELTIMER_ADVANCE_SET == WT_ADVANCE_SET, "ADVANCE_SET");
 static_assert(sizeof(struct wheeltimer_event) == sizeof(struct wt_event),
 	      "a record of either kind is 48 bytes");
 
-/* Ioctls the library cannot do without, and the one a virtual clock needs. */
+/*
+ * Ioctls the library cannot do without, and the one a virtual clock needs;
+ * the features likewise: an engine older than the library's leased ids
+ * fails the handshake.
+ */
 #define WTL_IOCTLS_NEEDED	((1ULL << _WT_IOC_API) | \
 				 (1ULL << _WT_IOC_SET_CONFIG) | \
 				 (1ULL << _WT_IOC_GET_CONFIG) | \
-				 (1ULL << _WT_IOC_BATCH))
+				 (1ULL << _WT_IOC_BATCH) | \
+				 (1ULL << _WT_IOC_LEASE))
+#define WTL_FEATURES_NEEDED	WT_FEATURE_LEASED_IDS
 #define WTL_QUEUE_MAX		(64U * WT_BATCH_MAX)
 
 int (*wtl_api_hook)(uint32_t engine, struct wt_api *api, int ret);
@@ -162,7 +168,8 @@ static int wtl_check_api(const struct wt_api *api, int ret,
 		ioctls |= 1ULL << _WT_IOC_ADVANCE;
 	if (api->api != WT_API_VERSION ||
 	    api->event_size != sizeof(struct wt_event) || !api->batch_max ||
-	    (api->ioctls & ioctls) != ioctls)
+	    (api->ioctls & ioctls) != ioctls ||
+	    (api->features & WTL_FEATURES_NEEDED) != WTL_FEATURES_NEEDED)
 		return -WHEELTIMER_EAPI;
 	p->missing = wtl_needed(p) & ~api->features;
 	return p->missing ? -WHEELTIMER_EFEATURE : 0;
@@ -204,29 +211,21 @@ static void wtl_take_api(struct wheeltimer *wt, const struct wt_api *api)
 /* Room for a queue of @depth operations, not in place yet. */
 struct wtl_queue {
 	struct wt_op *ops;
-	uint64_t *handles;
 	uint32_t depth;
 };
 
 static int wtl_queue_alloc(struct wtl_queue *q, uint32_t depth)
 {
 	q->ops = calloc(depth, sizeof(*q->ops));
-	q->handles = calloc(depth, sizeof(*q->handles));
 	q->depth = depth;
-	if (q->ops && q->handles)
-		return 0;
-	free(q->ops);
-	free(q->handles);
-	return -ENOMEM;
+	return q->ops ? 0 : -ENOMEM;
 }
 
 /* Put the queue @q in place, empty, in that of an empty one. */
 static void wtl_queue_swap(struct wheeltimer *wt, const struct wtl_queue *q)
 {
 	free(wt->q_ops);
-	free(wt->q_handles);
 	wt->q_ops = q->ops;
-	wt->q_handles = q->handles;
 	wt->q_cap = q->depth;
 	wt->q_len = 0;
 	wt->q_holes = 0;
@@ -290,7 +289,6 @@ int wheeltimer_open(struct wheeltimer_params *params, struct wheeltimer **wtp)
 	if (!wt)
 		return -ENOMEM;
 	wt->fd = -1;
-	wtl_idtab_init(&wt->handles, sizeof(struct wtl_handle));
 	ret = wtl_wake_open(wt);
 	if (!ret) {
 		ret = wtl_open_engine(wt, engine);
@@ -321,9 +319,8 @@ void wheeltimer_close(struct wheeltimer *wt)
 	/* Closing the engine cancels whatever it holds. */
 	wt->engine->close(wt);
 	wtl_wake_close(wt);
-	wtl_idtab_destroy(&wt->handles);
+	wtl_handles_destroy(wt);
 	free(wt->q_ops);
-	free(wt->q_handles);
 	free(wt->lq);
 	free(wt->rq);
 	free(wt);
@@ -366,7 +363,6 @@ int wheeltimer_open_fd(int fd, struct wheeltimer **wtp)
 		return -ENOMEM;
 	wt->engine = &wtl_kernel_engine;
 	wt->shared = true;
-	wtl_idtab_init(&wt->handles, sizeof(struct wtl_handle));
 	ret = wtl_wake_open(wt);
 	if (ret) {
 		free(wt);
@@ -453,7 +449,7 @@ int wheeltimer_set_params(struct wheeltimer *wt,
 		return -EINVAL;
 	if (wt->q_holes)
 		wtl_queue_compact(wt);
-	if (wt->handles.nr_live || wt->q_len || wt->rq_len > wt->rq_head)
+	if (wt->handles.nr_live || wt->q_len || wt->deferred || wt->rq_len > wt->rq_head)
 		return -EBUSY;
 	/* What the engine's handshake said, judged for these parameters. */
 	ret = wtl_check_api(&api, 0, params);
@@ -467,8 +463,8 @@ int wheeltimer_set_params(struct wheeltimer *wt,
 	wtl_config_of(params, &cfg);
 	ret = wt->engine->configure(wt, &cfg);
 	if (ret) {
-		free(q.ops);
-		free(q.handles);
+		if (resize)
+			free(q.ops);
 		return ret;
 	}
 	if (resize)

@@ -3,11 +3,11 @@
  * queue.c - preparing and submitting: handles, the queue of operations,
  * and what becomes of each operation once the engine has answered
  *
- * wheeltimer_add() takes a handle from the context's table and queues a
- * WT_OP_ADD whose cookie is the handle itself: the engine's records then
- * name the handle directly, and the caller's cookie stays here. Nothing is
- * sent until wheeltimer_submit(), which the library also calls by itself
- * when the queue is full.
+ * wheeltimer_add() takes a handle, an id leased from the engine
+ * (handles.c), and queues a WT_OP_ADD that gives the timeout that id
+ * (WT_LEASED_ID) and the caller's cookie: every operation and every record
+ * names the handle itself. Nothing is sent until wheeltimer_submit(),
+ * which the library also calls by itself when the queue is full.
  *
  * A handle has at most one operation in the queue, so a second operation
  * on it is folded into the first, without a system call:
@@ -22,13 +22,29 @@
  * other operations is kept, so that a cancel that frees room in the
  * engine goes before the adds queued after it.
  *
+ * The in-process engine, where an operation costs no system call, keeps
+ * the same rules more cheaply (its @add, @cancel, @modify_deferred and
+ * @place): it takes each add at once, counted against max_pending, and
+ * places it (its relative deadline counting from then) at the next
+ * submit, in order; a cancel is applied at once, and a cancel of an add
+ * not placed yet undoes it, as a hole would; a modify of such an add
+ * changes it, as a folded one. Modifies of placed timeouts, cancels folded
+ * into them, and whatever comes while one is queued, go through the
+ * queue, so that operations keep their order. The two engines give the
+ * same answers, on a virtual clock the same records; on a real one, a
+ * cancel finds the timeout pending or fired by the clock of the engine's
+ * last reading rather than of the submit, and an add refused at once
+ * (the context is full) says so before an earlier add that the submit
+ * finds past the last tick.
+ *
  * After a submit, each operation's answer lands on its handle: an add's
  * engine id, or its failure as a record with WHEELTIMER_EV_ADD (the handle
  * lives until that record is reaped); a modify's failure, or its outcome
  * if NOTIFY was asked, as a record with WHEELTIMER_EV_MODIFY; a cancel's
  * outcome, with NOTIFY, as a record with WHEELTIMER_EV_CANCEL. Without
- * NOTIFY a cancelled handle is released at once, and its engine id goes
- * in the queued CANCEL, not in the handle.
+ * NOTIFY a cancelled handle is released at once: its index may be handed
+ * out again, with a new generation, to an add queued after the CANCEL,
+ * which reaches the engine first.
  */
 #include <assert.h>
 #include <errno.h>
@@ -36,18 +52,7 @@
 
 #include "internal.h"
 
-static_assert(sizeof(struct wtl_handle) == 32, "a handle costs 32 bytes");
 static_assert(!(WTL_HF_NOTIFY & WTL_HF_KIND), "handle flags apart");
-
-struct wtl_handle *wtl_handle(const struct wheeltimer *wt, uint64_t handle)
-{
-	return wtl_idtab_lookup(&wt->handles, handle);
-}
-
-void wtl_handle_release(struct wheeltimer *wt, uint64_t handle)
-{
-	wtl_idtab_put(&wt->handles, handle);
-}
 
 /* A handle that may still be acted on: queued or live. */
 static struct wtl_handle *wtl_handle_active(const struct wheeltimer *wt,
@@ -71,10 +76,9 @@ void wtl_queue_compact(struct wheeltimer *wt)
 			continue;
 		if (i != n) {
 			wt->q_ops[n] = wt->q_ops[i];
-			wt->q_handles[n] = wt->q_handles[i];
-			h = wtl_handle(wt, wt->q_handles[n]);
-			if (h && h->qidx == i)
-				h->qidx = n;
+			h = wtl_handle(wt, wt->q_ops[n].id);
+			if (h && h->link == i)
+				h->link = n;
 		}
 		n++;
 	}
@@ -117,6 +121,80 @@ static void wtl_notify(struct wheeltimer *wt, uint64_t handle,
 	wtl_lq_push(wt, &ev);
 }
 
+static void wtl_answer(struct wheeltimer *wt, const struct wt_op *op);
+static void wtl_refused(struct wheeltimer *wt, uint64_t handle,
+			struct wtl_handle *h, int err);
+
+/*
+ * An add the engine takes at once and places at the next submit. Room for
+ * the record of an add refused now is reserved first; the number of adds
+ * waiting is bounded by the queue's depth, as queued ones are.
+ */
+static int wtl_add_deferred(struct wheeltimer *wt, uint64_t deadline,
+			    uint64_t period, uint64_t slack, uint32_t flags,
+			    uint64_t cookie, uint64_t *handle)
+{
+	struct wt_op op = {
+		.op = WT_OP_ADD,
+		.flags = flags | WT_LEASED_ID,
+		.deadline = deadline,
+		.period = period,
+		.slack = slack,
+		.cookie = cookie,
+	};
+	struct wtl_handle *h;
+	uint64_t id;
+	int ret;
+
+	if (wt->deferred >= wt->q_cap) {
+		ret = wtl_submit(wt);
+		if (ret < 0)
+			return ret;
+		wt->cnt.auto_submits++;
+	}
+	if (wtl_lq_room(wt, 1))
+		return -ENOMEM;
+	ret = wtl_handle_new(wt, &id);
+	if (ret)
+		return ret;
+	op.id = id;
+	h = wtl_handle_at(wt, id);
+	h->cookie = cookie;
+	h->link = WTL_NOQ;
+	h->state = WTL_H_LIVE;
+	h->hflags = flags & WTL_HF_KIND;
+	h->error = 0;
+	ret = wt->engine->add(wt, &op);
+	if (ret)
+		wtl_refused(wt, id, h, ret);
+	else
+		wt->deferred++;
+	*handle = id;
+	return 0;
+}
+
+/*
+ * The engine refused the add of @handle: it fails, and says so in a
+ * record, in room reserved before.
+ */
+static void wtl_refused(struct wheeltimer *wt, uint64_t handle,
+			struct wtl_handle *h, int err)
+{
+	h->error = err;
+	h->state = WTL_H_FAILED;
+	wtl_notify(wt, handle, h, WHEELTIMER_EV_ADD | WHEELTIMER_EV_FINAL,
+		   err);
+}
+
+/* The engine could not place the add of @handle after all. */
+void wtl_placed(struct wheeltimer *wt, uint64_t handle, int err)
+{
+	struct wtl_handle *h = wtl_handle(wt, handle);
+
+	if (h)
+		wtl_refused(wt, handle, h, err);
+}
+
 static int wtl_add(struct wheeltimer *wt, uint64_t deadline, uint64_t period,
 		   uint64_t slack, uint32_t flags, uint64_t cookie,
 		   uint64_t *handle)
@@ -133,30 +211,35 @@ static int wtl_add(struct wheeltimer *wt, uint64_t deadline, uint64_t period,
 		return -ERANGE;
 	if (slack && !(wt->features & WT_FEATURE_SLACK))
 		return -WHEELTIMER_EFEATURE;
+	if (wt->engine->add && !wt->q_len)
+		return wtl_add_deferred(wt, deadline, period, slack, flags,
+					cookie, handle);
 	ret = wtl_queue_slot(wt, &qidx);
 	if (ret)
 		return ret;
-	h = wtl_idtab_get(&wt->handles, &id);
-	if (!h) {
+	ret = wtl_handle_new(wt, &id);
+	if (ret) {
 		wt->q_len--;
-		return -ENOMEM;
+		return ret;
 	}
+	h = wtl_handle_at(wt, id);
 	h->cookie = cookie;
-	h->kid = 0;
-	h->qidx = qidx;
+	h->link = qidx;
 	h->state = WTL_H_QUEUED;
 	h->hflags = flags & WTL_HF_KIND;
 	h->error = 0;
 
 	op = &wt->q_ops[qidx];
-	memset(op, 0, sizeof(*op));
 	op->op = WT_OP_ADD;
-	op->flags = flags;
+	op->reserved = 0;
+	op->flags = flags | WT_LEASED_ID;
+	op->id = id;
 	op->deadline = deadline;
 	op->period = period;
 	op->slack = slack;
-	op->cookie = id;
-	wt->q_handles[qidx] = id;
+	op->cookie = cookie;
+	op->status = 0;
+	op->error = 0;
 	*handle = id;
 	return 0;
 }
@@ -206,9 +289,28 @@ int wheeltimer_modify(struct wheeltimer *wt, uint64_t handle,
 	if (flags & WHEELTIMER_NOTIFY && wtl_lq_reserve(wt, 1))
 		return -ENOMEM;
 
-	if (h->qidx != WTL_NOQ) {
+	if (h->link == WTL_NOQ && wt->engine->modify_deferred) {
+		/* Folded into the add the engine has not placed yet, if so. */
+		struct wt_op mod = {
+			.op = WT_OP_MODIFY,
+			.flags = flags & WHEELTIMER_ABSTIME,
+			.id = handle,
+			.deadline = deadline,
+			.slack = slack,
+		};
+
+		if (!wt->engine->modify_deferred(wt, &mod)) {
+			wt->cnt.queue_resolved++;
+			if (flags & WHEELTIMER_NOTIFY)
+				wtl_notify(wt, handle, h, WHEELTIMER_EV_MODIFY |
+					   WHEELTIMER_EV_UNSUBMITTED, 0);
+			return 0;
+		}
+	}
+
+	if (h->link != WTL_NOQ) {
 		/* Folded into the queued ADD or MODIFY. */
-		op = &wt->q_ops[h->qidx];
+		op = &wt->q_ops[h->link];
 		op->flags = (op->flags & ~(uint64_t)WT_ABSTIME) |
 			    (flags & WHEELTIMER_ABSTIME);
 		op->deadline = deadline;
@@ -231,15 +333,56 @@ int wheeltimer_modify(struct wheeltimer *wt, uint64_t handle,
 	op = &wt->q_ops[qidx];
 	memset(op, 0, sizeof(*op));
 	op->op = WT_OP_MODIFY;
-	op->id = h->kid;
+	op->id = handle;
 	op->flags = flags & WHEELTIMER_ABSTIME;
 	op->deadline = deadline;
 	op->slack = slack;
-	wt->q_handles[qidx] = handle;
-	h->qidx = qidx;
+	h->link = qidx;
 	h->hflags &= ~WTL_HF_NOTIFY;
 	if (flags & WHEELTIMER_NOTIFY)
 		h->hflags |= WTL_HF_NOTIFY;
+	return 0;
+}
+
+/*
+ * A cancel the engine applies at once (the in-process engine): its outcome
+ * is known now, and becomes what a queued one's answer would.
+ */
+static int wtl_cancel_now(struct wheeltimer *wt, uint64_t handle,
+			  struct wtl_handle *h, bool notify)
+{
+	int status = wt->engine->cancel(wt, handle);
+	struct wt_op op = {
+		.op = WT_OP_CANCEL,
+		.id = handle,
+	};
+
+	if (status == WTL_UNSUBMITTED) {
+		wt->deferred--;
+		wt->cnt.queue_resolved++;
+		if (!notify) {
+			wtl_handle_release(wt, handle);
+			return 0;
+		}
+		h->link = WTL_NOQ;
+		h->state = WTL_H_CANCELLING;
+		wtl_notify(wt, handle, h, WHEELTIMER_EV_CANCEL |
+			   WHEELTIMER_EV_UNSUBMITTED | WHEELTIMER_EV_FINAL, 0);
+		return 0;
+	}
+	wt->cnt.submitted++;
+	if (!notify) {
+		wtl_handle_release(wt, handle);
+		return 0;
+	}
+	if (status < 0)
+		op.error = -status;
+	else
+		op.status = status;
+	/* An answer is taken by a handle with an operation pending. */
+	h->link = 0;
+	h->state = WTL_H_CANCELLING;
+	wtl_answer(wt, &op);
 	return 0;
 }
 
@@ -271,12 +414,15 @@ int wheeltimer_cancel(struct wheeltimer *wt, uint64_t handle, uint32_t flags)
 		return 0;
 	}
 
-	if (h->qidx != WTL_NOQ && wt->q_ops[h->qidx].op == WT_OP_ADD) {
+	if (h->link == WTL_NOQ && wt->engine->cancel && !wt->q_len)
+		return wtl_cancel_now(wt, handle, h, notify);
+
+	if (h->link != WTL_NOQ && wt->q_ops[h->link].op == WT_OP_ADD) {
 		/* The engine never hears of it. */
-		wt->q_ops[h->qidx].op = 0;
+		wt->q_ops[h->link].op = 0;
 		wt->q_holes++;
 		wt->cnt.queue_resolved++;
-		h->qidx = WTL_NOQ;
+		h->link = WTL_NOQ;
 		if (!notify) {
 			wtl_handle_release(wt, handle);
 			return 0;
@@ -287,25 +433,24 @@ int wheeltimer_cancel(struct wheeltimer *wt, uint64_t handle, uint32_t flags)
 		return 0;
 	}
 
-	if (h->qidx != WTL_NOQ) {
+	if (h->link != WTL_NOQ) {
 		/* The queued MODIFY becomes the CANCEL. */
-		qidx = h->qidx;
+		qidx = h->link;
 		wt->cnt.queue_resolved++;
 	} else {
 		ret = wtl_queue_slot(wt, &qidx);
 		if (ret)
 			return ret;
-		wt->q_handles[qidx] = handle;
 	}
 	op = &wt->q_ops[qidx];
 	memset(op, 0, sizeof(*op));
 	op->op = WT_OP_CANCEL;
-	op->id = h->kid;
+	op->id = handle;
 	if (!notify) {
 		wtl_handle_release(wt, handle);
 		return 0;
 	}
-	h->qidx = qidx;
+	h->link = qidx;
 	h->state = WTL_H_CANCELLING;
 	h->hflags |= WTL_HF_NOTIFY;
 	return 0;
@@ -320,28 +465,26 @@ int wheeltimer_error(const struct wheeltimer *wt, uint64_t handle)
 
 unsigned int wheeltimer_queued(const struct wheeltimer *wt)
 {
-	return wt->q_len - wt->q_holes;
+	return wt->q_len - wt->q_holes + wt->deferred;
 }
 
-/* What becomes of the handle of one answered operation. */
-static void wtl_answer(struct wheeltimer *wt, const struct wt_op *op,
-		       uint64_t handle)
+static void wtl_answer(struct wheeltimer *wt, const struct wt_op *op)
 {
+	uint64_t handle = op->id;
 	struct wtl_handle *h = wtl_handle(wt, handle);
 	int res = -(int)op->error;
 	uint32_t flags;
 
 	/* A CANCEL without NOTIFY: its handle was released when queued. */
-	if (!h || h->qidx == WTL_NOQ)
+	if (!h || h->link == WTL_NOQ)
 		return;
-	h->qidx = WTL_NOQ;
+	h->link = WTL_NOQ;
 	if (res)
 		h->error = res;
 
 	switch (op->op) {
 	case WT_OP_ADD:
 		if (!res) {
-			h->kid = op->id;
 			h->state = WTL_H_LIVE;
 			return;
 		}
@@ -380,14 +523,22 @@ int wtl_submit(struct wheeltimer *wt)
 {
 	struct wtl_handle *h;
 	uint32_t i, j, n;
-	int ret = 0;
+	int ret = 0, placed = 0;
 
 	if (wt->q_holes)
 		wtl_queue_compact(wt);
-	if (!wt->q_len)
+	if (!wt->q_len && !wt->deferred)
 		return 0;
-	if (wtl_lq_reserve(wt, wt->q_len))
+	if (wtl_lq_reserve(wt, wt->q_len + wt->deferred))
 		return -ENOMEM;
+	if (wt->deferred) {
+		placed = wt->engine->place(wt);
+		wt->cnt.submits++;
+		wt->cnt.submitted += placed;
+		wt->deferred = 0;
+	}
+	if (!wt->q_len)
+		return placed;
 	for (i = 0; i < wt->q_len; i += n) {
 		n = wt->q_len - i < wt->batch_max ? wt->q_len - i : wt->batch_max;
 		ret = wt->engine->batch(wt, &wt->q_ops[i], n);
@@ -396,21 +547,20 @@ int wtl_submit(struct wheeltimer *wt)
 		wt->cnt.submits++;
 		wt->cnt.submitted += n;
 		for (j = i; j < i + n; j++)
-			wtl_answer(wt, &wt->q_ops[j], wt->q_handles[j]);
+			wtl_answer(wt, &wt->q_ops[j]);
 	}
 	if (ret >= 0) {
 		wt->q_len = 0;
-		return i;
+		return placed + i;
 	}
 
 	/* Keep what was not applied, at the head of the queue. */
 	n = wt->q_len - i;
 	memmove(wt->q_ops, &wt->q_ops[i], n * sizeof(*wt->q_ops));
-	memmove(wt->q_handles, &wt->q_handles[i], n * sizeof(*wt->q_handles));
 	for (j = 0; j < n; j++) {
-		h = wtl_handle(wt, wt->q_handles[j]);
-		if (h && h->qidx == i + j)
-			h->qidx = j;
+		h = wtl_handle(wt, wt->q_ops[j].id);
+		if (h && h->link == i + j)
+			h->link = j;
 	}
 	wt->q_len = n;
 	return ret;
@@ -438,14 +588,14 @@ int wheeltimer_query(struct wheeltimer *wt, uint64_t handle,
 		info->error = h->error;
 		return 0;
 	}
-	if (h->qidx != WTL_NOQ) {
+	if (h->link != WTL_NOQ || wt->deferred) {
 		ret = wtl_submit(wt);
 		if (ret < 0)
 			return ret;
 		/* The submit may have failed its add. */
 		return wheeltimer_query(wt, handle, info);
 	}
-	q.id = h->kid;
+	q.id = handle;
 	ret = wt->engine->query(wt, &q);
 	if (ret)
 		return ret;

@@ -6,10 +6,10 @@
  * reaped for a timeout the caller has already cancelled or moved), hands
  * out the records the library made itself (failed operations, NOTIFY
  * outcomes), then reads the engine's, without blocking. An engine record
- * names its handle in its cookie; the caller's cookie replaces it, and a
- * final record releases the handle. A record whose handle is not the live
- * one it names (which the rules above make impossible for the records it
- * reads itself) is dropped and counted ("lib_dropped").
+ * names its handle in its id, and carries the caller's cookie; a final
+ * record releases the handle. A record whose handle is not the live one it
+ * names (which the rules above make impossible for the records it reads
+ * itself) is dropped and counted ("lib_dropped").
  *
  * wheeltimer_reap_buffer() takes engine records the caller read itself,
  * through io_uring for instance, and converts them the same way. Those
@@ -92,9 +92,8 @@ static bool wtl_convert(struct wheeltimer *wt, const void *rawp,
 	struct wt_event raw;
 
 	memcpy(&raw, rawp, sizeof(raw));
-	h = wtl_handle(wt, raw.cookie);
-	if (!h || h->kid != raw.id || (h->state != WTL_H_LIVE &&
-				       h->state != WTL_H_CANCELLING)) {
+	h = wtl_handle(wt, raw.id);
+	if (!h || (h->state != WTL_H_LIVE && h->state != WTL_H_CANCELLING)) {
 		if (!wt->shared) {
 			wt->cnt.dropped++;
 			return false;
@@ -111,8 +110,8 @@ static bool wtl_convert(struct wheeltimer *wt, const void *rawp,
 		out->res = 0;
 		return true;
 	}
-	out->handle = raw.cookie;
-	out->cookie = h->cookie;
+	out->handle = raw.id;
+	out->cookie = raw.cookie;
 	out->deadline = raw.deadline;
 	out->fired_at = raw.fired_at;
 	out->overruns = raw.overruns;
@@ -120,7 +119,7 @@ static bool wtl_convert(struct wheeltimer *wt, const void *rawp,
 				  WT_EVENT_FINAL);
 	out->res = 0;
 	if (raw.flags & WT_EVENT_FINAL)
-		wtl_handle_release(wt, raw.cookie);
+		wtl_handle_release(wt, raw.id);
 	return true;
 }
 
@@ -205,7 +204,7 @@ int wheeltimer_reap(struct wheeltimer *wt, struct wheeltimer_event *events,
 	if (max > INT32_MAX)
 		max = INT32_MAX;
 	n = wtl_rq_reap(wt, events, max);
-	if (wt->q_len) {
+	if (wt->q_len || wt->deferred) {
 		ret = wtl_submit(wt);
 		if (ret < 0)
 			return n ? (int)n : ret;
@@ -261,7 +260,7 @@ int wheeltimer_reap_buffer(struct wheeltimer *wt, const void *buf, size_t len,
 		if (ret)
 			return ret;
 	}
-	if (wt->q_len) {
+	if (wt->q_len || wt->deferred) {
 		ret = wtl_submit(wt);
 		if (ret < 0 && !n)
 			return ret;

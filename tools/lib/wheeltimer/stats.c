@@ -248,7 +248,7 @@ static int wtl_lib_stat(const struct wheeltimer *wt, const char *key,
 		{ "lib_foreign", wt->cnt.foreign },
 		{ "lib_backlog", wt->rq_len - wt->rq_head },
 		{ "lib_handles", wt->handles.nr_live },
-		{ "lib_queued", wt->q_len - wt->q_holes },
+		{ "lib_queued", wheeltimer_queued(wt) },
 		{ "lib_warnings", wtl_warnings() },
 	};
 	size_t i;
