@@ -69,7 +69,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
 	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
-	java check-java check-java-vm bench-java
+	java check-java check-java-vm bench-java \
+	arm64-module arm64-selftests arm64-lib check-arm64
 
 all: module
 
@@ -264,6 +265,56 @@ check-kernels: selftests
 			tee -a $(BUILD)/check-kernels.log || status=1; \
 	done; exit $$status
 
+# arm64: Debian's arm64 kernel and headers, fetched (never installed) by
+# tools/vm/fetch-kernel --arch arm64 through tools/vm/apt-foreign, so
+# that no `dpkg --add-architecture` is needed; the module built against
+# those headers with this machine's own kbuild (Debian's linux-kbuild is
+# Multi-Arch: foreign for cross builds) and the cross compiler; the
+# selftests and the library's suite cross-compiled static; all of them run
+# in one boot of QEMU's arm64 `virt` machine (tools/vm/run --arch arm64),
+# the library's tests first, then every selftest in the order check-vm
+# runs them. The time limit only catches a hang: half an hour, twice
+# check-vm's, the emulated arm64 guest being the slower one.
+ARM64		:= $(BUILD)/arm64
+ARM64_CROSS	:= aarch64-linux-gnu-
+ARM64_KO	:= $(ARM64)/module/module/wheeltimer.ko
+
+# Rebuilt when a source changes or another kernel release was unpacked.
+arm64-module:
+	@tools/deps build cross-arm64
+	@eval "$$(tools/vm/fetch-kernel --arch arm64 arm64)" && \
+	$(MAKE) --no-print-directory -s $(ARM64_KO) ARM64_KDIR=$$kdir \
+		ARM64_KREL=$$release
+
+$(ARM64_KO): $(MODULE_SOURCES) $(BUILD)/kernels/$(ARM64_KREL)/unpacked
+	@echo "  MODULE  for Debian's arm64 kernel $(ARM64_KREL) in $(ARM64)/module"
+	@tools/build-module $(ARM64_KDIR) $(ARM64)/module CROSS_COMPILE=$(ARM64_CROSS)
+
+arm64-selftests: ksrc
+	@tools/deps build cross-arm64
+	@mkdir -p $(ARM64)/selftests/wheeltimer
+	$(MAKE) -C selftests/wheeltimer OUTPUT=$(ARM64)/selftests/wheeltimer \
+		CROSS_COMPILE=$(ARM64_CROSS) \
+		KHDR_INCLUDES="-isystem $(CURDIR)/uapi" USERLDFLAGS=-static
+
+arm64-lib:
+	@tools/deps build lib cross-arm64
+	@$(MAKE) --no-print-directory -C tools/lib/wheeltimer O=$(ARM64)/lib \
+		CROSS_COMPILE=$(ARM64_CROSS) vm-test
+
+check-arm64: arm64-module arm64-selftests arm64-lib
+	@echo "== libwheeltimer's tests and the selftests on Debian's arm64 kernel"
+	@set -o pipefail; $(VM) --arch arm64 --timeout 1800 \
+		--add selftests/kselftest:/selftests/kselftest \
+		--add selftests/wheeltimer/settings:/selftests/wheeltimer/settings \
+		$(foreach p,$(KSFT_PROGS),--add $(ARM64)/selftests/wheeltimer/$(p):/selftests/wheeltimer/$(p)) \
+		--add tools/vm/ksft-run:/bin/ksft-run \
+		--add $(ARM64)/lib/vm/lib_test:/bin/lib_test \
+		--add $(ARM64)/lib/vm/outside:/bin/outside \
+		--add tools/lib/wheeltimer/tests/run-vm:/bin/run-lib-tests \
+		-- sh -c '/bin/run-lib-tests; lib=$$?; /bin/ksft-run "$$@" && [ $$lib = 0 ]' \
+		ksft-run $(KSFT_PROGS) | tee $(BUILD)/check-arm64.log
+
 # libwheeltimer (tools/lib/wheeltimer). check-lib: on this machine, which
 # has no module: the test suite on the in-process engine, at -O2 and under
 # ASan and UBSan, an outside program built with pkg-config against
@@ -343,7 +394,8 @@ check:
 	for run in check-wheel check-wheel-fuzz check-lib check-vm \
 		check-vm32 check-vm-debug check-kernels check-fuzz \
 		check-examples check-lib-vm check-java check-java-vm check-demo \
-		check-bench check-build check-dkms check-deb check-man; do \
+		check-bench check-build check-dkms check-deb check-man \
+		check-arm64; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
