@@ -25,6 +25,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -49,6 +50,19 @@ static_assert(WHEELTIMER_STATE_FIRED == WT_STATE_FIRED, "FIRED");
 static_assert(WHEELTIMER_ADVANCE_SET == WT_ADVANCE_SET, "ADVANCE_SET");
 static_assert(sizeof(struct wheeltimer_event) == sizeof(struct wt_event),
 	      "a record of either kind is 48 bytes");
+static_assert(offsetof(struct wheeltimer_event, handle) ==
+	      offsetof(struct wt_event, id) &&
+	      offsetof(struct wheeltimer_event, cookie) ==
+	      offsetof(struct wt_event, cookie) &&
+	      offsetof(struct wheeltimer_event, deadline) ==
+	      offsetof(struct wt_event, deadline) &&
+	      offsetof(struct wheeltimer_event, fired_at) ==
+	      offsetof(struct wt_event, fired_at) &&
+	      offsetof(struct wheeltimer_event, overruns) ==
+	      offsetof(struct wt_event, overruns) &&
+	      offsetof(struct wheeltimer_event, flags) ==
+	      offsetof(struct wt_event, flags),
+	      "an engine's record converts in place: only flags and res differ");
 
 /*
  * Ioctls the library cannot do without, and the one a virtual clock needs;

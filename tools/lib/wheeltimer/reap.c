@@ -20,6 +20,7 @@
  * withdrawn them.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,38 +89,31 @@ static bool wtl_lq_deliver(struct wheeltimer *wt,
 static bool wtl_convert(struct wheeltimer *wt, const void *rawp,
 			struct wheeltimer_event *out)
 {
+	const char *raw = rawp;
 	struct wtl_handle *h;
-	struct wt_event raw;
+	uint64_t id, flags;
 
-	memcpy(&raw, rawp, sizeof(raw));
-	h = wtl_handle(wt, raw.id);
+	memcpy(&id, raw + offsetof(struct wt_event, id), sizeof(id));
+	memcpy(&flags, raw + offsetof(struct wt_event, flags), sizeof(flags));
+	flags &= WT_FIXED_RATE | WT_FIXED_DELAY | WT_EVENT_FINAL;
+	h = wtl_handle(wt, id);
 	if (!h || (h->state != WTL_H_LIVE && h->state != WTL_H_CANCELLING)) {
 		if (!wt->shared) {
 			wt->cnt.dropped++;
 			return false;
 		}
 		wt->cnt.foreign++;
-		out->handle = WHEELTIMER_HANDLE_NONE;
-		out->cookie = raw.cookie;
-		out->deadline = raw.deadline;
-		out->fired_at = raw.fired_at;
-		out->overruns = raw.overruns;
-		out->flags = (raw.flags & (WT_FIXED_RATE | WT_FIXED_DELAY |
-					   WT_EVENT_FINAL)) |
-			     WHEELTIMER_EV_FOREIGN;
-		out->res = 0;
-		return true;
+		id = WHEELTIMER_HANDLE_NONE;
+		flags |= WHEELTIMER_EV_FOREIGN;
+	} else if (flags & WT_EVENT_FINAL) {
+		wtl_handle_release(wt, id);
 	}
-	out->handle = raw.id;
-	out->cookie = raw.cookie;
-	out->deadline = raw.deadline;
-	out->fired_at = raw.fired_at;
-	out->overruns = raw.overruns;
-	out->flags = raw.flags & (WT_FIXED_RATE | WT_FIXED_DELAY |
-				  WT_EVENT_FINAL);
+	/* Both records are the same but for these (see open.c). */
+	if ((const void *)out != rawp)
+		memmove(out, rawp, sizeof(*out));
+	out->handle = id;
+	out->flags = flags;
 	out->res = 0;
-	if (raw.flags & WT_EVENT_FINAL)
-		wtl_handle_release(wt, raw.id);
 	return true;
 }
 
