@@ -67,7 +67,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
 	wheelctl examples check-examples check-demo check-build check-dkms check-deb check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
-	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz \
+	fuzz-core bench-core bench bench-host bench-plot check-bench fuzz \
+	check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
 	java check-java check-java-vm bench-java \
 	arm64-module arm64-selftests arm64-lib check-arm64
@@ -179,6 +180,14 @@ bench-core:
 bench: vm-module
 	@tools/deps build vm bench
 	@tools/bench/run $(if $(filter 1,$(QUICK)),--quick)
+
+# The host half: the wheel core and libwheeltimer's in-process engine,
+# natively (tools/bench/host), where nanoseconds are real.
+bench-host:
+	@tools/deps build bench
+	@$(WHEEL_TESTS) $(BUILD)/wheel/bench/bench
+	@$(MAKE) --no-print-directory -C tools/bench
+	@tools/bench/host
 
 bench-plot:
 	@tools/deps bench
