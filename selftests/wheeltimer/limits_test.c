@@ -397,6 +397,71 @@ TEST_F_TIMEOUT(limits, a_user_stops_at_max_user_timeouts_and_slab_grows_with_it,
 	munmap(r, sizeof(*r));
 }
 
+/*
+ * Leased blocks are storage like any other: a user who leases ids and adds
+ * nothing still stops at max_user_timeouts, in all its files together.
+ */
+TEST_F_TIMEOUT(limits, leases_count_against_the_users_limit, 600)
+{
+	const __u64 limit = 100000;
+	const __u64 room = (limit + PER_PAGE - 1) / PER_PAGE * PER_PAGE;
+	struct report *r;
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		return;
+	r = mmap(NULL, sizeof(*r), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, r);
+	memset(r, 0, sizeof(*r));
+	ASSERT_TRUE(self->have[P_USER]);
+	ASSERT_EQ(0, param_set(param_name[P_USER], limit));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		struct wt_lease l;
+		int fds[NR_FILES], f, err;
+		bool full = false;
+
+		if (become_nobody())
+			_exit(3);
+		for (f = 0; f < NR_FILES; f++) {
+			fds[f] = open_virtual(self->saved[P_PENDING], &err);
+			if (fds[f] < 0) {
+				r->open_err = err;
+				_exit(1);
+			}
+		}
+		while (!full) {
+			for (f = 0; f < NR_FILES && !full; f++) {
+				memset(&l, 0, sizeof(l));
+				if (ioctl(fds[f], WT_IOC_LEASE, &l)) {
+					full = true;
+					r->fill_err = errno;
+				} else {
+					r->total += l.count;
+				}
+			}
+		}
+		r->charged = wt_fdinfo(fds[0], "user_timeouts");
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+		TH_LOG("the child failed (%d): open %d", status, r->open_err);
+	ksft_print_msg("uid %d leased %u ids in %d files, then %s; charged %llu of %llu\n",
+		       NOBODY, r->total, NR_FILES, strerror(r->fill_err),
+		       (unsigned long long)r->charged,
+		       (unsigned long long)limit);
+	EXPECT_EQ(ENOSPC, r->fill_err);
+	EXPECT_GE(room, r->total);
+	EXPECT_GE(room, r->charged);
+	/* Stopped within the files' own contexts and tables of the limit. */
+	EXPECT_LT(room, r->total + NR_FILES * CTX_GUESS);
+	munmap(r, sizeof(*r));
+}
+
 TEST_F(limits, max_pending_above_the_default_needs_cap_sys_resource)
 {
 	struct wt_config c;
