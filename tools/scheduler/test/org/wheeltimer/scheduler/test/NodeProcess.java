@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * NodeProcess.java - a scheduler node in a JVM of its own
+ */
+package org.wheeltimer.scheduler.test;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A node ({@link NodeMain}) started as a child JVM with this JVM's class
+ * path and system properties for wheeltimer, its output in a log file.
+ * {@link #stop()} asks it to stop on its standard input; {@link #kill()}
+ * is kill -9. A node whose driver dies sees its input end, and stops.
+ */
+final class NodeProcess {
+    final String name;
+    private final Path log;
+    private final Process process;
+
+    NodeProcess(String name, String url, String password, Path log, String... options) throws IOException {
+        this.name = name;
+        this.log = log;
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.add("-Xmx256m");
+        cmd.add("-XX:+UseSerialGC");
+        for (String p : new String[] {"wheeltimer.jni.path", "wheeltimer.engine"}) {
+            String v = System.getProperty(p);
+            if (v != null) {
+                cmd.add("-D" + p + "=" + v);
+            }
+        }
+        cmd.add("-Djava.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %5$s%6$s%n");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add(NodeMain.class.getName());
+        cmd.addAll(List.of("--name", name, "--url", url, "--user", name, "--password", password));
+        cmd.addAll(List.of(options));
+        process = new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(log.toFile()).start();
+    }
+
+    /** Asks the node to stop; its exit status (-1 if it had to be killed after a minute). */
+    int stop() throws IOException, InterruptedException {
+        try (OutputStream in = process.getOutputStream()) {
+            in.write("stop\n".getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            // it is gone already: its status says how
+        }
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            kill();
+            return -1;
+        }
+        return process.exitValue();
+    }
+
+    /** Sends a command line to the node. */
+    void command(String line) throws IOException {
+        OutputStream in = process.getOutputStream();
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
+    /** kill -9. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    boolean alive() {
+        return process.isAlive();
+    }
+
+    String log() throws IOException {
+        return Files.readString(log);
+    }
+
+    /** The counter {@code name} from the node's "stopped" line, -1 if it has none. */
+    long counter(String counter) throws IOException {
+        for (String line : log().split("\n")) {
+            if (line.startsWith("stopped ")) {
+                String[] w = line.substring(line.indexOf(':') + 1).trim().split(" ");
+                for (int i = 0; i + 1 < w.length; i += 2) {
+                    if (w[i].equals(counter)) {
+                        return Long.parseLong(w[i + 1]);
+                    }
+                }
+            }
+        }
+        return -1;
+    }
+}
