@@ -22,11 +22,11 @@ import java.util.concurrent.TimeUnit;
  * thread, so that the view ({@link View}) changes in one place:
  *
  * <ul>
- * <li><b>Lease.</b> Registers the node (a new generation), renews its lease
- *     every {@code renewEvery}, and if the lease is lost (not renewed in
- *     time by the node's own count, or refused by the database) forgets
- *     everything in the wheel and registers anew.
- * <li><b>Ring.</b> Reads the live nodes when it renews, when one joins or
+ * <li><b>Lease.</b> Registers the node (a new generation); if the lease is
+ *     lost (not renewed in time by the node's own count, or refused by the
+ *     database), forgets everything in the wheel and registers anew. (The
+ *     {@link Renewer} renews it, on a thread of its own.)
+ * <li><b>Ring.</b> Reads the live nodes after each renewal, when one joins or
  *     leaves (a notification), and when a peer's lease is due to lapse (a
  *     timeout in the wheel at that time); when the ring changes, publishes
  *     the new view, forgets the slots it lost and loads those it gained.
@@ -52,8 +52,8 @@ final class Control implements Runnable {
     private volatile boolean membersWanted;
     private volatile boolean reloadWanted;
     private volatile String leaseLostReason;
+    private volatile long leaseLostGeneration;
 
-    private long nextRenewNanos;
     private long nextWindowNanos;
     private Timeout watch;
 
@@ -90,9 +90,12 @@ final class Control implements Runnable {
         wake();
     }
 
-    /** The database refused this node's lease. */
-    void leaseLost(String reason) {
-        leaseLostReason = reason;
+    /** The database refused this node's lease of generation {@code generation}. */
+    void leaseLost(long generation, String reason) {
+        synchronized (this) {
+            leaseLostGeneration = generation;
+            leaseLostReason = reason;
+        }
         wake();
     }
 
@@ -152,8 +155,12 @@ final class Control implements Runnable {
         while (!stopping) {
             // Before asking for a connection, which may not come: a node
             // that cannot renew its lease forgets its jobs when it lapses.
-            String lost = leaseLostReason;
-            if (lost != null || (node.lease.generation() != 0 && !node.lease.valid())) {
+            String lost;
+            synchronized (this) {
+                lost = leaseLostGeneration == node.lease.generation() ? leaseLostReason : null;
+                leaseLostReason = null;
+            }
+            if (node.lease.generation() != 0 && (lost != null || !node.lease.valid())) {
                 fence(lost != null ? lost : "the lease ran out before it could be renewed");
             }
             try (Connection c = node.pool.getConnection()) {
@@ -179,9 +186,6 @@ final class Control implements Runnable {
             join(c);
         }
         long now = System.nanoTime();
-        if (now - nextRenewNanos >= 0) {
-            renew(c);
-        }
         if (membersWanted) {
             membersWanted = false;
             try {
@@ -214,7 +218,6 @@ final class Control implements Runnable {
         node.lease.revoke();
         node.publish(View.NONE);
         node.agenda.clear();
-        leaseLostReason = null;
     }
 
     /** A new lease (generation), then the ring and the jobs. */
@@ -222,22 +225,9 @@ final class Control implements Runnable {
         long sent = System.nanoTime();
         long generation = Store.register(c, node.name(), node.leaseMillis);
         node.lease.granted(generation, sent);
-        nextRenewNanos = sent + node.renewNanos;
         nextWindowNanos = sent + node.windowNanos / 2;
         LOG.log(System.Logger.Level.INFO, () -> node.name() + ": joined, generation " + generation);
         node.publish(new View(generation, new boolean[Job.SLOTS], Micros.now() + node.windowNanos / 1000));
-        members(c);
-    }
-
-    private void renew(Connection c) throws SQLException {
-        long sent = System.nanoTime();
-        long generation = node.lease.generation();
-        if (!Store.renew(c, node.name(), generation, node.leaseMillis)) {
-            fence("the database refused to renew it");
-            return;
-        }
-        node.lease.granted(generation, sent);
-        nextRenewNanos = sent + node.renewNanos;
         members(c);
     }
 
@@ -275,14 +265,17 @@ final class Control implements Runnable {
         node.publish(new View(generation, slots, old.horizonUs()));
         int[] lost = View.difference(old.slots(), slots);
         int[] gained = View.difference(slots, old.slots());
-        LOG.log(System.Logger.Level.INFO, () -> node.name() + ": ring " + ring.nodes() + ": "
-                + gained.length + " slots gained, " + lost.length + " lost");
         boolean[] lostMask = new boolean[Job.SLOTS];
         for (int s : lost) {
             lostMask[s] = true;
         }
         node.agenda.removeSlots(lostMask);
-        load(c, gained);
+        long start = System.nanoTime();
+        int jobs = load(c, gained);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        LOG.log(System.Logger.Level.INFO, () -> node.name() + ": ring " + ring.nodes() + ": "
+                + gained.length + " slots gained (" + jobs + " jobs loaded in " + ms + " ms), "
+                + lost.length + " lost");
     }
 
     /** Moves the horizon a window ahead and loads what it brings; forgets finished jobs. */
@@ -295,16 +288,18 @@ final class Control implements Runnable {
         Store.forgetDeadNodes(c, 10 * node.leaseMillis);
     }
 
-    /** Loads the jobs of these slots due before the horizon. */
-    private void load(Connection c, int[] slots) throws SQLException {
+    /** Loads the jobs of these slots due before the horizon; how many. */
+    private int load(Connection c, int[] slots) throws SQLException {
         if (slots.length == 0) {
-            return;
+            return 0;
         }
         View v = node.view();
-        for (Store.Loaded row : Store.jobsOfSlots(c, slots, v.horizonUs())) {
+        List<Store.Loaded> rows = Store.jobsOfSlots(c, slots, v.horizonUs());
+        for (Store.Loaded row : rows) {
             apply(row, null);
         }
         node.stats.loads.increment();
+        return rows.size();
     }
 
     private void deleteFinished(Connection c) throws SQLException {
@@ -333,7 +328,7 @@ final class Control implements Runnable {
             return;
         }
         long now = System.nanoTime();
-        long until = Math.min(nextRenewNanos, nextWindowNanos);
+        long until = nextWindowNanos;
         if (node.lease.generation() != 0 && node.lease.deadlineNanos() - until < 0) {
             until = node.lease.deadlineNanos();
         }

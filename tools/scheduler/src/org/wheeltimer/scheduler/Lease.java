@@ -27,13 +27,20 @@ final class Lease {
         this.leaseNanos = leaseNanos;
     }
 
-    /** Granted (or renewed) by a statement sent at {@code sentNanos} (System.nanoTime()). */
-    void granted(long gen, long sentNanos) {
+    /** Granted by a statement sent at {@code sentNanos} (System.nanoTime()). */
+    synchronized void granted(long gen, long sentNanos) {
         deadlineNanos = sentNanos + leaseNanos - leaseNanos / 100;
         generation = gen;
     }
 
-    void revoke() {
+    /** Renewed by a statement sent at {@code sentNanos}, if it is still generation {@code gen}. */
+    synchronized void renewed(long gen, long sentNanos) {
+        if (gen == generation) {
+            deadlineNanos = sentNanos + leaseNanos - leaseNanos / 100;
+        }
+    }
+
+    synchronized void revoke() {
         generation = 0;
     }
 

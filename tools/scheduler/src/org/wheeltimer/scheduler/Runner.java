@@ -197,7 +197,7 @@ final class Runner {
         while (node.lease.valid(generation)) {
             try (Connection c = node.pool.getConnection()) {
                 if (!Store.holds(c, node.name(), generation)) {
-                    node.control.leaseLost("a run was refused: the lease is no longer this node's");
+                    node.control.leaseLost(generation, "a run was refused: the lease is no longer this node's");
                     return;
                 }
                 List<Store.Loaded> rows = Store.jobs(c, lost.keySet());

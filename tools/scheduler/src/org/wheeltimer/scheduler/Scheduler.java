@@ -66,6 +66,7 @@ public final class Scheduler {
     final Runner runner;
     final Control control;
     private final Listener listener;
+    private final Renewer renewer;
     private volatile View view = View.NONE;
     private volatile boolean started;
 
@@ -90,6 +91,7 @@ public final class Scheduler {
         agenda = new Agenda(timer, this::view, runner::submit);
         control = new Control(this);
         listener = new Listener(this);
+        renewer = new Renewer(this);
     }
 
     public static Builder builder(String name) {
@@ -114,7 +116,7 @@ public final class Scheduler {
         cfg.setPoolName("wt-" + name);
         cfg.setJdbcUrl(jdbcUrl);
         cfg.setDataSourceProperties(connectionProperties());
-        cfg.setMaximumPoolSize(runners + 2);
+        cfg.setMaximumPoolSize(runners + 3);   // and the control thread, the listener, the renewer
         // How long a thread waits for a connection while the database is
         // away: its retries' back-off meanwhile.
         cfg.setConnectionTimeout(Math.max(250, Math.min(5000, leaseMillis / 2)));
@@ -125,6 +127,7 @@ public final class Scheduler {
         runner.start(runners);
         listener.start();
         control.start();
+        renewer.start();
     }
 
     /**
@@ -139,6 +142,7 @@ public final class Scheduler {
         started = false;
         control.stop();
         listener.stop();
+        renewer.stop();
         // Nothing is armed any more; what fired still runs, under the lease.
         publish(view.withHorizon(Long.MIN_VALUE));
         agenda.clear();

@@ -5,18 +5,12 @@
  */
 package org.wheeltimer.scheduler.test;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.ZoneOffset;
-import java.util.Arrays;
 
 import org.wheeltimer.scheduler.JobRun;
 import org.wheeltimer.scheduler.Micros;
@@ -24,18 +18,16 @@ import org.wheeltimer.scheduler.Scheduler;
 
 /**
  * {@code NodeMain --name N --url JDBC --user U --password P [--lease-ms MS]
- * [--renew-ms MS] [--window-ms MS] [--runners N]}: runs a node with three
- * handlers: {@code noop} does nothing, {@code db} inserts a row into
- * {@code test_effect} (the job's effect, in the run's transaction, for the
- * tests to count), {@code fail} does the same and throws. Each handler notes its lateness
- * (its start minus the scheduled time). Prints "started" when started;
- * reads commands on standard input: {@code lateness FILE} writes the
- * latenesses noted so far, in µs, one a line, and forgets them;
- * {@code stop} (or the end of the input: the driver died) stops the node,
- * prints "stopped" and its counters, and exits.
+ * [--renew-ms MS] [--window-ms MS] [--runners N] [--record FILE]}: runs a
+ * node with three handlers: {@code noop} does nothing, {@code db} inserts a
+ * row into {@code test_effect} (the job's effect, in the run's transaction,
+ * for the tests to count), {@code fail} does the same and throws; with
+ * {@code --record}, each also notes its start in FILE ({@link Recorder}).
+ * Prints "started" when started; stops on "stop" (or the end of its
+ * input: the driver died), prints "stopped" and its counters, and exits.
  */
 public final class NodeMain {
-    private static final Lateness LATENESS = new Lateness();
+    private static Recorder record;
 
     private NodeMain() {
     }
@@ -61,6 +53,7 @@ public final class NodeMain {
             case "--renew-ms" -> renew = Duration.ofMillis(Long.parseLong(v));
             case "--window-ms" -> window = Duration.ofMillis(Long.parseLong(v));
             case "--runners" -> runners = Integer.parseInt(v);
+            case "--record" -> record = new Recorder(Path.of(v));
             default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
@@ -69,13 +62,13 @@ public final class NodeMain {
         if (renew != null) {
             b.renewEvery(renew);
         }
-        b.handler("noop", run -> LATENESS.note(run.scheduledAt()));
+        b.handler("noop", NodeMain::note);
         b.handler("db", run -> {
-            LATENESS.note(run.scheduledAt());
+            note(run);
             effect(run);
         });
         b.handler("fail", run -> {
-            LATENESS.note(run.scheduledAt());
+            note(run);
             effect(run);   // to be rolled back
             throw new IllegalStateException("job " + run.jobId() + " fails, as asked");
         });
@@ -84,17 +77,17 @@ public final class NodeMain {
         System.out.println("started " + name + " on the " + node.engine() + " engine");
         System.out.flush();
 
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        for (String line; (line = in.readLine()) != null && !line.equals("stop"); ) {
-            if (line.startsWith("lateness ")) {
-                LATENESS.write(Path.of(line.substring(9)));
-                System.out.println("written");
-                System.out.flush();
-            }
-        }
+        Recorder.awaitStop();
         node.stop();
         System.out.println("stopped " + name + ": " + node.stats());
         System.out.flush();
+    }
+
+    /** Records the run's start, if asked to: payload, scheduled and start times. */
+    private static void note(JobRun run) throws IOException {
+        if (record != null) {
+            record.note(run.payload(), Micros.of(run.scheduledAt()));
+        }
     }
 
     /** The database action of a test job: a row in test_effect. */
@@ -105,28 +98,6 @@ public final class NodeMain {
             ps.setObject(2, run.scheduledAt().atOffset(ZoneOffset.UTC));
             ps.setString(3, run.node());
             ps.executeUpdate();
-        }
-    }
-
-    /** Latenesses in µs, noted by handlers on any runner thread. */
-    private static final class Lateness {
-        private long[] values = new long[1 << 16];
-        private int n;
-
-        synchronized void note(java.time.Instant scheduled) {
-            if (n == values.length) {
-                values = Arrays.copyOf(values, n * 2);
-            }
-            values[n++] = Micros.now() - Micros.of(scheduled);
-        }
-
-        synchronized void write(Path file) throws IOException {
-            try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(file))) {
-                for (int i = 0; i < n; i++) {
-                    w.println(values[i]);
-                }
-            }
-            n = 0;
         }
     }
 }

@@ -19,18 +19,28 @@ import java.util.concurrent.TimeUnit;
  * {@link #stop()} asks it to stop on its standard input; {@link #kill()}
  * is kill -9. A node whose driver dies sees its input end, and stops.
  */
-final class NodeProcess {
-    final String name;
+public final class NodeProcess {
+    /** The JVM options of the tests' nodes. */
+    public static final List<String> TEST_JVM = List.of("-Xmx256m", "-XX:+UseSerialGC");
+
+    public final String name;
     private final Path log;
     private final Process process;
 
+    /** A {@link NodeMain} for the tests, connecting as the role of its name. */
     NodeProcess(String name, String url, String password, Path log, String... options) throws IOException {
+        this(name, NodeMain.class.getName(), TEST_JVM, log,
+             concat(List.of("--name", name, "--url", url, "--user", name, "--password", password), options));
+    }
+
+    /** Any node program: its main class, JVM options and arguments. */
+    public NodeProcess(String name, String mainClass, List<String> jvmOptions, Path log, List<String> args)
+            throws IOException {
         this.name = name;
         this.log = log;
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
-        cmd.add("-Xmx256m");
-        cmd.add("-XX:+UseSerialGC");
+        cmd.addAll(jvmOptions);
         for (String p : new String[] {"wheeltimer.jni.path", "wheeltimer.engine"}) {
             String v = System.getProperty(p);
             if (v != null) {
@@ -40,15 +50,20 @@ final class NodeProcess {
         cmd.add("-Djava.util.logging.SimpleFormatter.format=%1$tT.%1$tL %4$s %5$s%6$s%n");
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
-        cmd.add(NodeMain.class.getName());
-        cmd.addAll(List.of("--name", name, "--url", url, "--user", name, "--password", password));
-        cmd.addAll(List.of(options));
+        cmd.add(mainClass);
+        cmd.addAll(args);
         process = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(log.toFile()).start();
     }
 
+    private static List<String> concat(List<String> a, String[] b) {
+        List<String> out = new ArrayList<>(a);
+        out.addAll(List.of(b));
+        return out;
+    }
+
     /** Asks the node to stop; its exit status (-1 if it had to be killed after a minute). */
-    int stop() throws IOException, InterruptedException {
+    public int stop() throws IOException, InterruptedException {
         try (OutputStream in = process.getOutputStream()) {
             in.write("stop\n".getBytes(StandardCharsets.UTF_8));
         } catch (IOException e) {
@@ -62,28 +77,28 @@ final class NodeProcess {
     }
 
     /** Sends a command line to the node. */
-    void command(String line) throws IOException {
+    public void command(String line) throws IOException {
         OutputStream in = process.getOutputStream();
         in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
         in.flush();
     }
 
     /** kill -9. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor();
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process.isAlive();
     }
 
-    String log() throws IOException {
+    public String log() throws IOException {
         return Files.readString(log);
     }
 
     /** The counter {@code name} from the node's "stopped" line, -1 if it has none. */
-    long counter(String counter) throws IOException {
+    public long counter(String counter) throws IOException {
         for (String line : log().split("\n")) {
             if (line.startsWith("stopped ")) {
                 String[] w = line.substring(line.indexOf(':') + 1).trim().split(" ");

@@ -1,0 +1,548 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * BenchMain.java - the cluster scheduler against Quartz's clustered JDBC
+ * job store, with the same jobs, nodes and database, in one run
+ */
+package org.wheeltimer.scheduler.bench;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Date;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+
+import org.quartz.JobBuilder;
+import org.quartz.JobDetail;
+import org.quartz.Scheduler;
+import org.quartz.SimpleScheduleBuilder;
+import org.quartz.Trigger;
+import org.quartz.TriggerBuilder;
+import org.quartz.impl.StdSchedulerFactory;
+import org.wheeltimer.scheduler.Micros;
+import org.wheeltimer.scheduler.test.NodeMain;
+import org.wheeltimer.scheduler.test.NodeProcess;
+
+/**
+ * {@code BenchMain OUTDIR [--quick]}, run by {@code pg-run --bench}: three
+ * node JVMs of each scheduler in turn on the same server, each step with
+ * the same one-shot jobs (due uniformly over {@code D} seconds at a rate
+ * across the cluster, at whole milliseconds), inserted before the nodes
+ * start. A job's lateness is its start (the handler's first instruction)
+ * minus its scheduled time, noted by each node in a file
+ * ({@link org.wheeltimer.scheduler.test.Recorder}). Rates climb
+ * 100, 300, 1 000, 3 000, 10 000, 30 000 a second until the p99 reaches a
+ * second (100, 1 000 and 10 000 are always measured); a job not run within
+ * 30 s after the last is due counts as infinitely late. Then at 1 000 a
+ * second, one node is killed (kill -9) 7 s in: the time until every job due
+ * in the second after the kill has started, and any job lost or run twice.
+ * --quick: 100 and 1 000 a second for 3 s, no kill: a smoke run.
+ */
+public final class BenchMain {
+    private static final String WT_DB = "bench_wt";
+    private static final String QZ_DB = "bench_quartz";
+    private static final List<String> SCHEDULERS = List.of("wheeltimer", "quartz");
+    private static final long CAP_US = 30_000_000;
+    private static final long SUSTAINED_P99_US = 1_000_000;
+
+    private final String server;
+    private final String user;
+    private final String password;
+    private final Path out;
+    private final PrintStream log;
+    private String engine = "?";
+
+    /** One step's result. */
+    record Step(String scheduler, int rate, int jobs, long p50, long p99, long max, int notRun,
+                int twice, double statementsPerS, double lockingPerS, double transactionsPerS,
+                double rowsPerS, double waitingPercent, double meanWaiters, long maxWaiters,
+                boolean lateStart) {
+        boolean sustained() {
+            return notRun == 0 && p99 < SUSTAINED_P99_US && !lateStart;
+        }
+    }
+
+    private BenchMain(String url, String user, String password, Path out) throws IOException {
+        this.server = url.substring(0, url.lastIndexOf('/') + 1);
+        this.user = user;
+        this.password = password;
+        this.out = out;
+        this.log = new PrintStream(Files.newOutputStream(out.resolve("results.txt")), true,
+                                   StandardCharsets.UTF_8);
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path out = Path.of(args[0]);
+        Files.createDirectories(out);
+        boolean quick = Arrays.asList(args).contains("--quick");
+        BenchMain b = new BenchMain(System.getenv("WT_PG_URL"), System.getenv("PGUSER"),
+                                    System.getenv("PGPASSWORD"), out);
+        b.setup();
+        int seconds = quick ? 3 : 10;
+        List<Integer> ladder = quick ? List.of(100, 1000) : List.of(100, 300, 1000, 3000, 10000, 30000);
+        List<Integer> table = quick ? List.of(100, 1000) : List.of(100, 1000, 10000);
+        Map<String, Step> steps = new LinkedHashMap<>();
+        Map<String, Integer> sustained = new HashMap<>();
+        Map<String, Boolean> failed = new HashMap<>();
+        for (int rate : ladder) {
+            for (String s : SCHEDULERS) {
+                if (failed.getOrDefault(s, false) && !table.contains(rate)) {
+                    continue;
+                }
+                Step st = b.step(s, rate, seconds);
+                steps.put(s + "@" + rate, st);
+                if (!failed.getOrDefault(s, false) && st.sustained()) {
+                    sustained.put(s, rate);
+                } else {
+                    failed.put(s, true);
+                }
+            }
+        }
+        Map<String, String> resume = new HashMap<>();
+        if (!quick) {
+            for (String s : SCHEDULERS) {
+                resume.put(s, b.kill(s));
+            }
+        }
+        b.report(steps, table, ladder, sustained, resume, failed);
+    }
+
+    // ---- setup ----
+
+    private Connection connect(String db) throws SQLException {
+        return DriverManager.getConnection(server + db, user, password);
+    }
+
+    private void setup() throws Exception {
+        try (Connection c = connect("postgres"); Statement st = c.createStatement()) {
+            st.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+            st.execute("CREATE DATABASE " + WT_DB);
+            st.execute("CREATE DATABASE " + QZ_DB);
+        }
+        try (Connection c = connect(WT_DB)) {
+            org.wheeltimer.scheduler.Scheduler.installSchema(c);
+        }
+        // Quartz's own tables, from the script Debian's jar carries.
+        try (InputStream in = StdSchedulerFactory.class.getResourceAsStream(
+                "/org/quartz/impl/jdbcjobstore/tables_postgres.sql");
+             Connection c = connect(QZ_DB); Statement st = c.createStatement()) {
+            st.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+        say("# the cluster scheduler against Quartz 2.3.2 (JobStoreTX, clustered, PostgreSQLDelegate)");
+        say("# " + Runtime.getRuntime().availableProcessors() + " CPUs, " + System.getProperty("java.vm.name")
+                + " " + System.getProperty("java.version") + ", PostgreSQL with fsync and synchronous commit on");
+    }
+
+    private void say(String s) {
+        System.out.println(s);
+        System.out.flush();
+        log.println(s);
+    }
+
+    // ---- one step ----
+
+    /** Due times at {@code rate} a second over {@code seconds}, whole ms, from {@code t0Us}. */
+    private static long[] times(int rate, int seconds, long t0Us) {
+        int n = rate * seconds;
+        long[] t = new long[n];
+        Random r = new Random(rate);
+        for (int i = 0; i < n; i++) {
+            t[i] = (t0Us / 1000 + (long) (r.nextDouble() * seconds * 1000)) * 1000;
+        }
+        return t;
+    }
+
+    private Step step(String scheduler, int rate, int seconds) throws Exception {
+        int n = rate * seconds;
+        // Room to insert the jobs and start the nodes before the first is due.
+        long lead = 12_000_000L + n * 100L;
+        long t0 = Micros.now() + lead;
+        long[] due = times(rate, seconds, t0);
+        String db = scheduler.equals("quartz") ? QZ_DB : WT_DB;
+        clean(scheduler);
+        insert(scheduler, due);
+        String tag = scheduler + "-" + rate;
+        List<NodeProcess> nodes = startNodes(scheduler, tag);
+        awaitReady(scheduler, nodes);
+        boolean lateStart = Micros.now() > t0 - 500_000;
+
+        DbStats.Counters before;
+        DbStats.Counters after;
+        try (Connection c = connect("postgres")) {
+            sleepUntil(t0);
+            before = DbStats.read(c, db);
+            DbStats.Sampler sampler;
+            try (Connection sc = connect("postgres")) {
+                sampler = new DbStats.Sampler(sc);
+                sleepUntil(t0 + seconds * 1_000_000L);
+                sampler.close();
+            }
+            after = DbStats.read(c, db);
+            awaitRecords(tag, n, t0 + seconds * 1_000_000L + CAP_US);
+            for (NodeProcess p : nodes) {
+                p.stop();
+            }
+            DbStats.Counters d = after.minus(before);
+            Lateness l = Lateness.of(readRecords(tag), due);
+            Step st = new Step(scheduler, rate, n, l.p50, l.p99, l.max, l.notRun, l.twice,
+                               (double) d.statements() / seconds, (double) d.lockingStatements() / seconds,
+                               (double) d.transactions() / seconds, (double) d.rowsWritten() / seconds,
+                               sampler.waitingPercent(), sampler.meanWaiters(), sampler.maxWaiters(), lateStart);
+            say(String.format(Locale.ROOT, "%-10s %6d/s: lateness p50 %s p99 %s max %s, not run %d, twice %d;"
+                    + " %.0f statements/s (%.0f locking rows), %.0f transactions/s, %.0f rows written/s;"
+                    + " a lock waited for in %.1f%% of samples (mean %.2f, max %d backends)%s",
+                    scheduler, rate, ms(l.p50), ms(l.p99), ms(l.max), l.notRun, l.twice,
+                    st.statementsPerS(), st.lockingPerS(), st.transactionsPerS(), st.rowsPerS(),
+                    st.waitingPercent(), st.meanWaiters(), st.maxWaiters(),
+                    lateStart ? " (NOTE: the nodes were not ready 0.5 s before the first job)" : ""));
+            return st;
+        } finally {
+            for (NodeProcess p : nodes) {
+                if (p.alive()) {
+                    p.kill();
+                }
+            }
+        }
+    }
+
+    /**
+     * At 1 000 jobs a second for 20 s, kills one node 7 s in: the time from
+     * the kill until every job due in the following second had started,
+     * and jobs lost or run twice.
+     */
+    private String kill(String scheduler) throws Exception {
+        int rate = 1000;
+        int seconds = 20;
+        int n = rate * seconds;
+        long t0 = Micros.now() + 12_000_000L + n * 100L;
+        long[] due = times(rate, seconds, t0);
+        clean(scheduler);
+        insert(scheduler, due);
+        String tag = scheduler + "-kill";
+        List<NodeProcess> nodes = startNodes(scheduler, tag);
+        try {
+            awaitReady(scheduler, nodes);
+            sleepUntil(t0 + 7_000_000);
+            long killed = Micros.now();
+            nodes.get(1).kill();
+            awaitRecords(tag, n, t0 + seconds * 1_000_000L + 60_000_000L);
+            for (NodeProcess p : nodes) {
+                if (p.alive()) {
+                    p.stop();
+                }
+            }
+            Map<Integer, List<long[]>> recs = readRecords(tag);
+            long resume = 0;
+            int lost = 0;
+            int twice = 0;
+            for (int k = 0; k < n; k++) {
+                List<long[]> r = recs.get(k);
+                if (r == null) {
+                    lost++;
+                    continue;
+                }
+                if (r.size() > 1) {
+                    twice++;
+                }
+                if (due[k] >= killed && due[k] < killed + 1_000_000) {
+                    long first = r.stream().mapToLong(x -> x[1]).min().getAsLong();
+                    resume = Math.max(resume, first - killed);
+                }
+            }
+            String s = String.format(Locale.ROOT, "%.2f s (%d lost, %d run twice)", resume / 1e6, lost, twice);
+            say(String.format(Locale.ROOT, "%-10s kill -9 of one node of three at 1000/s: every job due in the"
+                    + " next second started within %s", scheduler, s));
+            return s;
+        } finally {
+            for (NodeProcess p : nodes) {
+                if (p.alive()) {
+                    p.kill();
+                }
+            }
+        }
+    }
+
+    // ---- the schedulers' jobs and nodes ----
+
+    private void clean(String scheduler) throws SQLException {
+        try (Connection c = connect(scheduler.equals("quartz") ? QZ_DB : WT_DB);
+             Statement st = c.createStatement()) {
+            if (scheduler.equals("quartz")) {
+                st.execute("TRUNCATE qrtz_fired_triggers, qrtz_simple_triggers, qrtz_triggers,"
+                        + " qrtz_job_details, qrtz_scheduler_state CASCADE");
+            } else {
+                st.execute("TRUNCATE wt_job, wt_run, wt_node");
+            }
+        }
+    }
+
+    /** The jobs: job k is due at due[k]; its key (payload, or Quartz job name "j" + k) is k. */
+    private void insert(String scheduler, long[] due) throws Exception {
+        String[] at = new String[due.length];
+        Long[] ms = new Long[due.length];
+        for (int k = 0; k < due.length; k++) {
+            at[k] = Micros.toInstant(due[k]).toString();
+            ms[k] = due[k] / 1000;
+        }
+        if (!scheduler.equals("quartz")) {
+            try (Connection c = connect(WT_DB)) {
+                try (PreparedStatement ps = c.prepareStatement("""
+                        INSERT INTO wt_job (handler, payload, mode, start_at)
+                        SELECT 'noop', (k - 1)::text, 'once', t
+                          FROM unnest(?::timestamptz[]) WITH ORDINALITY AS f(t, k)""")) {
+                    ps.setArray(1, c.createArrayOf("text", at));
+                    ps.executeUpdate();
+                }
+                try (Statement st = c.createStatement()) {
+                    st.execute("ANALYZE wt_job");
+                }
+            }
+            return;
+        }
+        // One job and trigger made by Quartz itself, then copied in bulk
+        // with each copy's own name and time: what Quartz would have
+        // written for each, without its hour of single inserts.
+        Scheduler loader = new StdSchedulerFactory(QuartzNode.settings("loader", server + QZ_DB, user, password))
+                .getScheduler();
+        JobDetail job = JobBuilder.newJob(QuartzNode.BenchJob.class).withIdentity("template", "bench")
+                .requestRecovery(true).build();
+        Trigger trigger = TriggerBuilder.newTrigger().withIdentity("template", "bench")
+                .startAt(new Date(System.currentTimeMillis() + 3_600_000))
+                .withSchedule(SimpleScheduleBuilder.simpleSchedule().withMisfireHandlingInstructionFireNow())
+                .build();
+        loader.scheduleJob(job, trigger);
+        loader.shutdown();
+        try (Connection c = connect(QZ_DB)) {
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement("""
+                    INSERT INTO qrtz_job_details
+                    SELECT d.sched_name, 'j' || (f.k - 1), d.job_group, d.description, d.job_class_name,
+                           d.is_durable, d.is_nonconcurrent, d.is_update_data, d.requests_recovery, d.job_data
+                      FROM qrtz_job_details d, unnest(?::bigint[]) WITH ORDINALITY AS f(t, k)
+                     WHERE d.job_name = 'template'""")) {
+                ps.setArray(1, c.createArrayOf("bigint", ms));
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement("""
+                    INSERT INTO qrtz_triggers
+                    SELECT t.sched_name, 't' || (f.k - 1), t.trigger_group, 'j' || (f.k - 1), t.job_group,
+                           t.description, f.t, t.prev_fire_time, t.priority, t.trigger_state, t.trigger_type,
+                           f.t, t.end_time, t.calendar_name, t.misfire_instr, t.job_data
+                      FROM qrtz_triggers t, unnest(?::bigint[]) WITH ORDINALITY AS f(t, k)
+                     WHERE t.trigger_name = 'template'""")) {
+                ps.setArray(1, c.createArrayOf("bigint", ms));
+                ps.executeUpdate();
+            }
+            try (PreparedStatement ps = c.prepareStatement("""
+                    INSERT INTO qrtz_simple_triggers
+                    SELECT s.sched_name, 't' || (f.k - 1), s.trigger_group, s.repeat_count,
+                           s.repeat_interval, s.times_triggered
+                      FROM qrtz_simple_triggers s, generate_series(1, ?) AS f(k)
+                     WHERE s.trigger_name = 'template'""")) {
+                ps.setInt(1, due.length);
+                ps.executeUpdate();
+            }
+            try (Statement st = c.createStatement()) {
+                st.execute("DELETE FROM qrtz_simple_triggers WHERE trigger_name = 'template'");
+                st.execute("DELETE FROM qrtz_triggers WHERE trigger_name = 'template'");
+                st.execute("DELETE FROM qrtz_job_details WHERE job_name = 'template'");
+                st.execute("DELETE FROM qrtz_scheduler_state");
+            }
+            c.commit();
+            c.setAutoCommit(true);
+            try (Statement st = c.createStatement()) {
+                st.execute("ANALYZE qrtz_job_details, qrtz_triggers, qrtz_simple_triggers");
+            }
+        }
+    }
+
+    private List<NodeProcess> startNodes(String scheduler, String tag) throws IOException {
+        List<NodeProcess> nodes = new ArrayList<>();
+        List<String> jvm = List.of("-Xmx1g");
+        for (int i = 1; i <= 3; i++) {
+            String name = "n" + i;
+            Path record = out.resolve(tag + "-" + name + ".runs");
+            Files.deleteIfExists(record);
+            Path logFile = out.resolve(tag + "-" + name + ".log");
+            List<String> args = new ArrayList<>(List.of("--name", name, "--user", user, "--password", password,
+                                                        "--record", record.toString()));
+            if (scheduler.equals("quartz")) {
+                args.addAll(List.of("--url", server + QZ_DB));
+                nodes.add(new NodeProcess(name, QuartzNode.class.getName(), jvm, logFile, args));
+            } else {
+                args.addAll(List.of("--url", server + WT_DB));
+                nodes.add(new NodeProcess(name, NodeMain.class.getName(), jvm, logFile, args));
+            }
+        }
+        return nodes;
+    }
+
+    /** Until every node has started and (ours) loaded its share of the three-node ring. */
+    private void awaitReady(String scheduler, List<NodeProcess> nodes) throws Exception {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        for (NodeProcess p : nodes) {
+            for (;;) {
+                String l = p.log();
+                boolean ready = l.contains("started ")
+                        && (scheduler.equals("quartz") || l.contains("ring [n1, n2, n3]"));
+                if (ready) {
+                    if (l.contains("engine")) {
+                        engine = l.substring(l.indexOf(" on the ") + 8, l.indexOf(" engine"));
+                    }
+                    break;
+                }
+                if (!p.alive() || System.nanoTime() > deadline) {
+                    throw new IllegalStateException(p.name + " did not start: " + l);
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /** Until the nodes have noted {@code n} starts, or {@code untilUs}. */
+    private void awaitRecords(String tag, int n, long untilUs) throws Exception {
+        while (Micros.now() < untilUs) {
+            long lines = 0;
+            for (int i = 1; i <= 3; i++) {
+                Path p = out.resolve(tag + "-n" + i + ".runs");
+                if (Files.exists(p)) {
+                    try (var s = Files.lines(p)) {
+                        lines += s.count();
+                    }
+                }
+            }
+            if (lines >= n) {
+                return;
+            }
+            Thread.sleep(500);
+        }
+    }
+
+    /** Each key's starts: [scheduled µs, start µs]. */
+    private Map<Integer, List<long[]>> readRecords(String tag) throws IOException {
+        Map<Integer, List<long[]>> recs = new HashMap<>();
+        for (int i = 1; i <= 3; i++) {
+            Path p = out.resolve(tag + "-n" + i + ".runs");
+            if (!Files.exists(p)) {
+                continue;
+            }
+            for (String line : Files.readAllLines(p)) {
+                String[] w = line.split(" ");
+                if (w.length == 3) {
+                    recs.computeIfAbsent(Integer.parseInt(w[0]), k -> new ArrayList<>())
+                            .add(new long[] {Long.parseLong(w[1]), Long.parseLong(w[2])});
+                }
+            }
+        }
+        return recs;
+    }
+
+    /** Latenesses of the first start of each job; one never started counts as infinitely late. */
+    private record Lateness(long p50, long p99, long max, int notRun, int twice) {
+        static Lateness of(Map<Integer, List<long[]>> recs, long[] due) {
+            long[] l = new long[due.length];
+            int notRun = 0;
+            int twice = 0;
+            for (int k = 0; k < due.length; k++) {
+                List<long[]> r = recs.get(k);
+                if (r == null) {
+                    notRun++;
+                    l[k] = Long.MAX_VALUE;
+                    continue;
+                }
+                if (r.size() > 1) {
+                    twice++;
+                }
+                l[k] = r.stream().mapToLong(x -> x[1]).min().getAsLong() - due[k];
+            }
+            Arrays.sort(l);
+            return new Lateness(l[(int) ((l.length - 1) * 0.50)], l[(int) ((l.length - 1) * 0.99)],
+                                l[l.length - 1], notRun, twice);
+        }
+    }
+
+    private static String ms(long us) {
+        return us == Long.MAX_VALUE ? "(not run)" : String.format(Locale.ROOT, "%.1f ms", us / 1000.0);
+    }
+
+    private static void sleepUntil(long us) throws InterruptedException {
+        long ms = (us - Micros.now()) / 1000;
+        if (ms > 0) {
+            Thread.sleep(ms);
+        }
+    }
+
+    // ---- the table ----
+
+    private void report(Map<String, Step> steps, List<Integer> table, List<Integer> ladder,
+                        Map<String, Integer> sustained, Map<String, String> resume,
+                        Map<String, Boolean> failed) {
+        say("");
+        say("wheeltimer's engine: " + engine + "; 3 nodes of each, one after the other, on "
+                + Runtime.getRuntime().availableProcessors() + " CPUs shared with the database");
+        say("");
+        StringBuilder head = new StringBuilder("| measurement |");
+        StringBuilder rule = new StringBuilder("| --- |");
+        for (int rate : table) {
+            for (String s : SCHEDULERS) {
+                head.append(' ').append(s.equals("quartz") ? "Quartz" : "wheeltimer").append(", ")
+                        .append(String.format(Locale.ROOT, "%,d", rate)).append("/s |");
+                rule.append(" --- |");
+            }
+        }
+        say(head.toString());
+        say(rule.toString());
+        row(steps, table, "lateness p50 / p99 / max, ms", st -> st.notRun() > 0 && st.p99() == Long.MAX_VALUE
+                ? String.format(Locale.ROOT, "%s / > 30 s (%d of %d not run) / -", ms0(st.p50()), st.notRun(), st.jobs())
+                : ms0(st.p50()) + " / " + ms0(st.p99()) + " / " + ms0(st.max())
+                        + (st.notRun() > 0 ? " (" + st.notRun() + " not run)" : ""));
+        row(steps, table, "statements per second", st -> String.format(Locale.ROOT, "%.0f", st.statementsPerS()));
+        row(steps, table, "row-locking statements (FOR UPDATE) per second",
+            st -> String.format(Locale.ROOT, "%.0f", st.lockingPerS()));
+        row(steps, table, "transactions per second", st -> String.format(Locale.ROOT, "%.0f", st.transactionsPerS()));
+        row(steps, table, "lock waits: % of 10 ms samples with a backend waiting (mean waiters)",
+            st -> String.format(Locale.ROOT, "%.1f%% (%.2f)", st.waitingPercent(), st.meanWaiters()));
+        say("");
+        for (String s : SCHEDULERS) {
+            Integer r = sustained.get(s);
+            String top = r == null ? "none of " + ladder : String.format(Locale.ROOT, "%,d/s", r)
+                    + (failed.getOrDefault(s, false) ? "" : " (the highest tried)");
+            say(s + ": highest rate of " + ladder + " with p99 lateness under 1 s: " + top
+                    + (resume.containsKey(s) ? "; resumed a killed node's jobs: " + resume.get(s) : ""));
+        }
+    }
+
+    private void row(Map<String, Step> steps, List<Integer> table, String what,
+                     java.util.function.Function<Step, String> cell) {
+        StringBuilder b = new StringBuilder("| " + what + " |");
+        for (int rate : table) {
+            for (String s : SCHEDULERS) {
+                Step st = steps.get(s + "@" + rate);
+                b.append(' ').append(st == null ? "-" : cell.apply(st)).append(" |");
+            }
+        }
+        say(b.toString());
+    }
+
+    private static String ms0(long us) {
+        if (us == Long.MAX_VALUE) {
+            return "-";
+        }
+        return us < 10_000 ? String.format(Locale.ROOT, "%.1f", us / 1000.0)
+                : String.format(Locale.ROOT, "%.0f", us / 1000.0);
+    }
+}
