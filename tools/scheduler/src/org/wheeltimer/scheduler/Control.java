@@ -302,24 +302,27 @@ final class Control implements Runnable {
         return rows.size();
     }
 
+    /** Deletes the finished jobs, in transactions of up to FINISHED_BATCH. */
     private void deleteFinished(Connection c) throws SQLException {
-        List<Job> jobs = new ArrayList<>();
-        for (Job j; jobs.size() < FINISHED_BATCH && (j = finished.poll()) != null; ) {
-            jobs.add(j);
-        }
-        if (jobs.isEmpty()) {
-            return;
-        }
-        try {
-            c.setAutoCommit(false);
-            Store.deleteFinished(c, jobs);
-            c.commit();
-            jobs.forEach(node.agenda::deleted);
-        } catch (SQLException e) {
-            finished.addAll(jobs);
-            throw e;
-        } finally {
-            c.setAutoCommit(true);
+        for (;;) {
+            List<Job> jobs = new ArrayList<>();
+            for (Job j; jobs.size() < FINISHED_BATCH && (j = finished.poll()) != null; ) {
+                jobs.add(j);
+            }
+            if (jobs.isEmpty()) {
+                return;
+            }
+            try {
+                c.setAutoCommit(false);
+                Store.deleteFinished(c, jobs);
+                c.commit();
+                jobs.forEach(node.agenda::deleted);
+            } catch (SQLException e) {
+                finished.addAll(jobs);
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
         }
     }
 

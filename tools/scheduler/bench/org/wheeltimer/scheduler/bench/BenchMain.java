@@ -44,7 +44,9 @@ import org.wheeltimer.scheduler.test.NodeProcess;
  * across the cluster, at whole milliseconds), inserted before the nodes
  * start. A job's lateness is its start (the handler's first instruction)
  * minus its scheduled time, noted by each node in a file
- * ({@link org.wheeltimer.scheduler.test.Recorder}). Rates climb
+ * ({@link org.wheeltimer.scheduler.test.Recorder}). Each step begins with
+ * {@value #WARMUP_S} s of jobs at its rate that are not counted (the JVMs
+ * are new: their JIT warms up), then measures {@code D} seconds. Rates climb
  * 100, 300, 1 000, 3 000, 10 000, 30 000 a second until the p99 reaches a
  * second (100, 1 000 and 10 000 are always measured); a job not run within
  * 30 s after the last is due counts as infinitely late. Then at 1 000 a
@@ -58,6 +60,11 @@ public final class BenchMain {
     private static final List<String> SCHEDULERS = List.of("wheeltimer", "quartz");
     private static final long CAP_US = 30_000_000;
     private static final long SUSTAINED_P99_US = 1_000_000;
+    private static final int WARMUP_S = 3;
+    /* The loggers quietened here (java.util.logging keeps them weakly). */
+    private static final List<java.util.logging.Logger> QUIET = List.of(
+            java.util.logging.Logger.getLogger("org.quartz"),
+            java.util.logging.Logger.getLogger("com.zaxxer.hikari"));
 
     private final String server;
     private final String user;
@@ -68,7 +75,7 @@ public final class BenchMain {
 
     /** One step's result. */
     record Step(String scheduler, int rate, int jobs, long p50, long p99, long max, int notRun,
-                int twice, double statementsPerS, double lockingPerS, double transactionsPerS,
+                int twice, long wheelP50, long wheelP99, double statementsPerS, double lockingPerS, double transactionsPerS,
                 double rowsPerS, double waitingPercent, double meanWaiters, long maxWaiters,
                 boolean lateStart) {
         boolean sustained() {
@@ -86,6 +93,7 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) throws Exception {
+        QUIET.forEach(l -> l.setLevel(java.util.logging.Level.WARNING));
         Path out = Path.of(args[0]);
         Files.createDirectories(out);
         boolean quick = Arrays.asList(args).contains("--quick");
@@ -167,45 +175,45 @@ public final class BenchMain {
     }
 
     private Step step(String scheduler, int rate, int seconds) throws Exception {
-        int n = rate * seconds;
+        int n = rate * (WARMUP_S + seconds);
         // Room to insert the jobs and start the nodes before the first is due.
         long lead = 12_000_000L + n * 100L;
         long t0 = Micros.now() + lead;
-        long[] due = times(rate, seconds, t0);
+        long[] due = times(rate, WARMUP_S + seconds, t0);
+        long from = t0 + WARMUP_S * 1_000_000L;
+        long to = from + seconds * 1_000_000L;
         String db = scheduler.equals("quartz") ? QZ_DB : WT_DB;
         clean(scheduler);
         insert(scheduler, due);
         String tag = scheduler + "-" + rate;
         List<NodeProcess> nodes = startNodes(scheduler, tag);
-        awaitReady(scheduler, nodes);
-        boolean lateStart = Micros.now() > t0 - 500_000;
-
-        DbStats.Counters before;
-        DbStats.Counters after;
         try (Connection c = connect("postgres")) {
-            sleepUntil(t0);
-            before = DbStats.read(c, db);
+            awaitReady(scheduler, nodes);
+            boolean lateStart = Micros.now() > t0 - 500_000;
+            sleepUntil(from);
+            DbStats.Counters before = DbStats.read(c, db);
             DbStats.Sampler sampler;
             try (Connection sc = connect("postgres")) {
                 sampler = new DbStats.Sampler(sc);
-                sleepUntil(t0 + seconds * 1_000_000L);
+                sleepUntil(to);
                 sampler.close();
             }
-            after = DbStats.read(c, db);
-            awaitRecords(tag, n, t0 + seconds * 1_000_000L + CAP_US);
+            DbStats.Counters d = DbStats.read(c, db).minus(before);
+            awaitRecords(tag, n, to + CAP_US);
             for (NodeProcess p : nodes) {
                 p.stop();
             }
-            DbStats.Counters d = after.minus(before);
-            Lateness l = Lateness.of(readRecords(tag), due);
-            Step st = new Step(scheduler, rate, n, l.p50, l.p99, l.max, l.notRun, l.twice,
+            Lateness l = Lateness.of(readRecords(tag), due, from, to);
+            long[] wheel = scheduler.equals("quartz") ? new long[] {-1, -1} : wheelLateness(from, to);
+            Step st = new Step(scheduler, rate, l.jobs, l.p50, l.p99, l.max, l.notRun, l.twice, wheel[0], wheel[1],
                                (double) d.statements() / seconds, (double) d.lockingStatements() / seconds,
                                (double) d.transactions() / seconds, (double) d.rowsWritten() / seconds,
                                sampler.waitingPercent(), sampler.meanWaiters(), sampler.maxWaiters(), lateStart);
-            say(String.format(Locale.ROOT, "%-10s %6d/s: lateness p50 %s p99 %s max %s, not run %d, twice %d;"
+            say(String.format(Locale.ROOT, "%-10s %6d/s: lateness p50 %s p99 %s max %s, not run %d, twice %d%s;"
                     + " %.0f statements/s (%.0f locking rows), %.0f transactions/s, %.0f rows written/s;"
                     + " a lock waited for in %.1f%% of samples (mean %.2f, max %d backends)%s",
                     scheduler, rate, ms(l.p50), ms(l.p99), ms(l.max), l.notRun, l.twice,
+                    wheel[0] < 0 ? "" : "; fired by the wheel p50 " + ms(wheel[0]) + " p99 " + ms(wheel[1]),
                     st.statementsPerS(), st.lockingPerS(), st.transactionsPerS(), st.rowsPerS(),
                     st.waitingPercent(), st.meanWaiters(), st.maxWaiters(),
                     lateStart ? " (NOTE: the nodes were not ready 0.5 s before the first job)" : ""));
@@ -217,6 +225,29 @@ public final class BenchMain {
                 }
             }
         }
+    }
+
+    /** Our nodes' wheel's own lateness (fired_at - scheduled_at in the run log), p50 and p99, in µs. */
+    private long[] wheelLateness(long fromUs, long toUs) throws SQLException {
+        try (Connection c = connect(WT_DB);
+             PreparedStatement ps = c.prepareStatement("""
+                     SELECT percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY fired_at - scheduled_at)
+                       FROM wt_run WHERE scheduled_at >= ? AND scheduled_at < ?""")) {
+            ps.setObject(1, java.time.OffsetDateTime.ofInstant(Micros.toInstant(fromUs), java.time.ZoneOffset.UTC));
+            ps.setObject(2, java.time.OffsetDateTime.ofInstant(Micros.toInstant(toUs), java.time.ZoneOffset.UTC));
+            try (var rs = ps.executeQuery()) {
+                rs.next();
+                String[] v = rs.getString(1).replaceAll("[{}\"]", "").split(",");
+                return new long[] {intervalUs(v[0]), intervalUs(v[1])};
+            }
+        }
+    }
+
+    /** An interval as PostgreSQL prints it, "00:00:00.001234", in µs. */
+    private static long intervalUs(String s) {
+        String[] hms = s.trim().split(":");
+        return Math.round((Long.parseLong(hms[0]) * 3600 + Long.parseLong(hms[1]) * 60
+                           + Double.parseDouble(hms[2])) * 1e6);
     }
 
     /**
@@ -451,27 +482,34 @@ public final class BenchMain {
         return recs;
     }
 
-    /** Latenesses of the first start of each job; one never started counts as infinitely late. */
-    private record Lateness(long p50, long p99, long max, int notRun, int twice) {
-        static Lateness of(Map<Integer, List<long[]>> recs, long[] due) {
+    /**
+     * Latenesses of the first start of each job due in [fromUs, toUs); one
+     * never started counts as infinitely late.
+     */
+    private record Lateness(int jobs, long p50, long p99, long max, int notRun, int twice) {
+        static Lateness of(Map<Integer, List<long[]>> recs, long[] due, long fromUs, long toUs) {
             long[] l = new long[due.length];
+            int n = 0;
             int notRun = 0;
             int twice = 0;
             for (int k = 0; k < due.length; k++) {
+                if (due[k] < fromUs || due[k] >= toUs) {
+                    continue;
+                }
                 List<long[]> r = recs.get(k);
                 if (r == null) {
                     notRun++;
-                    l[k] = Long.MAX_VALUE;
+                    l[n++] = Long.MAX_VALUE;
                     continue;
                 }
                 if (r.size() > 1) {
                     twice++;
                 }
-                l[k] = r.stream().mapToLong(x -> x[1]).min().getAsLong() - due[k];
+                l[n++] = r.stream().mapToLong(x -> x[1]).min().getAsLong() - due[k];
             }
+            l = Arrays.copyOf(l, n);
             Arrays.sort(l);
-            return new Lateness(l[(int) ((l.length - 1) * 0.50)], l[(int) ((l.length - 1) * 0.99)],
-                                l[l.length - 1], notRun, twice);
+            return new Lateness(n, l[(int) ((n - 1) * 0.50)], l[(int) ((n - 1) * 0.99)], l[n - 1], notRun, twice);
         }
     }
 
@@ -510,6 +548,8 @@ public final class BenchMain {
                 ? String.format(Locale.ROOT, "%s / > 30 s (%d of %d not run) / -", ms0(st.p50()), st.notRun(), st.jobs())
                 : ms0(st.p50()) + " / " + ms0(st.p99()) + " / " + ms0(st.max())
                         + (st.notRun() > 0 ? " (" + st.notRun() + " not run)" : ""));
+        row(steps, table, "fired by the wheel (run log's fired_at) p50 / p99, ms",
+            st -> st.wheelP50() < 0 ? "" : ms0(st.wheelP50()) + " / " + ms0(st.wheelP99()));
         row(steps, table, "statements per second", st -> String.format(Locale.ROOT, "%.0f", st.statementsPerS()));
         row(steps, table, "row-locking statements (FOR UPDATE) per second",
             st -> String.format(Locale.ROOT, "%.0f", st.lockingPerS()));
