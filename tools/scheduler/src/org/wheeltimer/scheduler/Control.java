@@ -31,7 +31,8 @@ import java.util.concurrent.TimeUnit;
  *     timeout in the wheel at that time); when the ring changes, publishes
  *     the new view, forgets the slots it lost and loads those it gained.
  * <li><b>Window.</b> Every half window, moves the horizon a window ahead
- *     of now and loads its jobs due before it; forgets finished jobs.
+ *     of now and loads its jobs due before it; deletes its finished jobs,
+ *     and forgets nodes dead for ten leases.
  * </ul>
  *
  * A failed step is retried with back-off; what it was to do stays to do.
@@ -228,7 +229,7 @@ final class Control implements Runnable {
         nextWindowNanos = sent + node.windowNanos / 2;
         LOG.log(System.Logger.Level.INFO, () -> node.name() + ": joined, generation " + generation);
         node.publish(new View(generation, new boolean[Job.SLOTS], Micros.now() + node.windowNanos / 1000));
-        members(c);
+        membersWanted = true;   // the ring, then its slots' jobs: next in step()
     }
 
     /** Reads the live nodes; a new ring moves slots; watches the next lease to lapse. */

@@ -117,6 +117,7 @@ final class Runner {
                 return;
             }
             Set<Occurrence> ran;
+            boolean oneByOne = false;
             try (Connection c = node.pool.getConnection()) {
                 c.setAutoCommit(false);
                 try {
@@ -124,14 +125,12 @@ final class Runner {
                     Exception failure = runHandlers(c, batch, ran);
                     if (failure != null) {
                         c.rollback();
-                        if (!alone) {
-                            for (Occurrence o : batch) {
-                                run(new ArrayList<>(List.of(o)), true);
-                            }
-                            return;
+                        if (alone) {
+                            ran = Store.recordRuns(c, node.name(), generation, batch, failure.toString());
+                            node.stats.failed.add(ran.size());
+                        } else {
+                            oneByOne = true;
                         }
-                        ran = Store.recordRuns(c, node.name(), generation, batch, failure.toString());
-                        node.stats.failed.add(ran.size());
                     }
                     c.commit();
                 } catch (SQLException e) {
@@ -146,6 +145,14 @@ final class Runner {
                     return;
                 }
                 continue;
+            }
+            if (oneByOne) {
+                // A handler failed: its batch was rolled back, and each run
+                // is tried again alone, so that only the failing one fails.
+                for (Occurrence o : batch) {
+                    run(new ArrayList<>(List.of(o)), true);
+                }
+                return;
             }
             settle(batch, ran, generation);
             return;
@@ -205,9 +212,7 @@ final class Runner {
                     Occurrence o = lost.remove(row.jobId());
                     node.control.apply(row, o);
                 }
-                for (Occurrence o : lost.values()) {
-                    node.agenda.settle(o, o.job, Job.NONE);   // the job is gone
-                }
+                lost.values().forEach(node.agenda::forget);   // the job is gone
                 return;
             } catch (SQLException e) {
                 node.stats.retries.increment();

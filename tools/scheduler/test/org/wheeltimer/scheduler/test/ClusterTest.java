@@ -28,7 +28,7 @@ import org.wheeltimer.scheduler.Ring;
 /**
  * {@code ClusterTest OUTDIR [SCENARIO...]}, run by {@code pg-run} (which
  * gives the server in the environment): the scenarios {@code kill},
- * {@code cut}, {@code join} and {@code changes}, each in a database of its
+ * {@code pause}, {@code cut}, {@code join} and {@code changes}, each in a database of its
  * own with node JVMs of its own (their logs in OUTDIR), each a TAP unit.
  * Nothing asserts how fast anything went but the bound the design
  * promises for a take-over (a dead node's jobs run within its lease plus
@@ -53,13 +53,14 @@ public final class ClusterTest {
         pg.createNodeRoles(4);
         ClusterTest t = new ClusterTest(pg, out);
         List<String> which = args.length > 1 ? List.of(args).subList(1, args.length)
-                : List.of("kill", "cut", "join", "changes");
+                : List.of("kill", "pause", "cut", "join", "changes");
         boolean ok = true;
         for (String s : which) {
             Tap tap = new Tap("cluster/" + s);
             try {
                 switch (s) {
                 case "kill" -> t.kill(tap);
+                case "pause" -> t.pause(tap);
                 case "cut" -> t.cut(tap);
                 case "join" -> t.join(tap);
                 case "changes" -> t.changes(tap);
@@ -159,6 +160,62 @@ public final class ClusterTest {
                 rs.next();
                 return Micros.of(rs.getObject(1, java.time.OffsetDateTime.class).toInstant());
             }
+        }
+    }
+
+    /**
+     * 3 nodes, one of them stopped (SIGSTOP) for twice its lease and then
+     * let go on (SIGCONT): a node that lost its lease while it could not
+     * tell (a long pause of its collector, of its machine) must not run
+     * what the others took over when it wakes.
+     */
+    private void pause(Tap tap) throws Exception {
+        final long leaseMs = 4000;
+        String db = "cluster_pause";
+        pg.createDatabase(db);
+        List<NodeProcess> nodes = startNodes(db, "pause", 3, "--lease-ms", "" + leaseMs, "--renew-ms", "1000");
+        try (Connection c = pg.connect(db)) {
+            awaitLive(c, 3);
+            Workload w = new Workload(5);
+            long t0 = Micros.now() + 3_000_000;
+            long end = t0 + 20_000_000;
+            List<Workload.Spec> specs = new ArrayList<>(w.once(2000, "db", t0, 20_000));
+            specs.addAll(w.periodic(300, "db", "fixed_rate", t0, 1_000, 500, 2000, end));
+            w.insert(c, specs);
+
+            sleepUntil(t0 + 5_000_000);
+            NodeProcess paused = nodes.get(1);
+            long pausedUs = Micros.now();
+            paused.signal("STOP");
+            long lapsedUs = leaseEnd(c, paused.name);
+            Thread.sleep(2 * leaseMs);
+            paused.signal("CONT");
+            tap.note(paused.name + " stopped at " + Verify.at(pausedUs) + " for " + 2 * leaseMs
+                    + " ms; its lease lapsed at " + Verify.at(lapsedUs));
+
+            awaitRuns(c, w, Set.of(), end);
+            stopAll(tap, nodes, Set.of());
+            Map<Long, List<Verify.Run>> runs = Verify.runs(c);
+            commonChecks(tap, c, w, runs, Set.of(), Set.of());
+            List<Verify.Run> all = Verify.all(runs);
+            List<String> zombie = all.stream().filter(r -> r.node().equals(paused.name) && r.generation() == 1
+                    && r.scheduledUs() >= lapsedUs)
+                    .map(r -> "job " + r.jobId() + " at " + Verify.at(r.scheduledUs()) + " run by "
+                            + paused.name + " under its lapsed lease, recorded " + Verify.at(r.recordedUs()))
+                    .toList();
+            tap.check("the paused node ran nothing due after its lease lapsed under that lease", zombie);
+            Set<Long> generations = generations(all, paused.name);
+            Ring ring = Ring.of(List.of("n1", "n2", "n3"));
+            long takenOver = all.stream().filter(r -> ring.ownerOfJob(r.jobId()).equals(paused.name)
+                    && !r.node().equals(paused.name) && r.scheduledUs() >= pausedUs).count();
+            tap.check("the others took its jobs over, and it came back under a new generation",
+                      takenOver > 0 && generations.size() >= 2,
+                      "the others ran " + takenOver + " of its jobs; it ran under generations " + generations);
+        } finally {
+            for (NodeProcess n : nodes) {
+                n.signal("CONT");
+            }
+            killAll(nodes);
         }
     }
 

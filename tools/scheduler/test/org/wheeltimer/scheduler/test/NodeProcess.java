@@ -83,6 +83,13 @@ public final class NodeProcess {
         in.flush();
     }
 
+    /** Sends a signal (STOP, CONT) with kill(1). */
+    public void signal(String name) throws IOException, InterruptedException {
+        if (process.isAlive()) {
+            new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor();
+        }
+    }
+
     /** kill -9. */
     public void kill() throws InterruptedException {
         process.destroyForcibly();
