@@ -18,8 +18,10 @@ import java.sql.Statement;
  * statements of the database's clients), transactions and rows from
  * pg_stat_database (flushed by the server about once a second, so good to
  * a second's worth), lock waits from pg_locks every 10 ms: the backends
- * waiting for a lock that another holds (a row lock shows as a wait for
- * the holder's transaction id).
+ * waiting for a row lock that another holds (a wait for the holder's
+ * transaction id, or for a tuple lock), and those waiting for any other
+ * lock (a relation's extension, when several backends add pages to the
+ * same table at once).
  */
 final class DbStats {
     /** Statements, those that lock rows (FOR UPDATE / FOR SHARE), transactions, rows written. */
@@ -72,6 +74,7 @@ final class DbStats {
         private long withWait;
         private long waiters;
         private long maxWaiters;
+        private long otherWaits;
 
         Sampler(Connection c) {
             this.c = c;
@@ -82,7 +85,10 @@ final class DbStats {
 
         private void run() {
             try (PreparedStatement ps = c.prepareStatement(
-                    "SELECT count(DISTINCT pid) FROM pg_locks WHERE NOT granted")) {
+                    """
+                    SELECT count(DISTINCT pid) FILTER (WHERE locktype IN ('transactionid', 'tuple')),
+                           count(DISTINCT pid) FILTER (WHERE locktype NOT IN ('transactionid', 'tuple'))
+                      FROM pg_locks WHERE NOT granted""")) {
                 while (!stop) {
                     try (ResultSet rs = ps.executeQuery()) {
                         rs.next();
@@ -93,6 +99,9 @@ final class DbStats {
                             maxWaiters = Math.max(maxWaiters, n);
                             if (n > 0) {
                                 withWait++;
+                            }
+                            if (rs.getLong(2) > 0) {
+                                otherWaits++;
                             }
                         }
                     }
@@ -109,12 +118,17 @@ final class DbStats {
             thread.join();
         }
 
-        /** The share of samples in which a backend waited for a lock, in %. */
+        /** The share of samples in which a backend waited for another lock than a row's, in %. */
+        synchronized double otherWaitingPercent() {
+            return samples == 0 ? 0 : 100.0 * otherWaits / samples;
+        }
+
+        /** The share of samples in which a backend waited for a row lock, in %. */
         synchronized double waitingPercent() {
             return samples == 0 ? 0 : 100.0 * withWait / samples;
         }
 
-        /** The mean number of backends waiting for a lock. */
+        /** The mean number of backends waiting for a row lock. */
         synchronized double meanWaiters() {
             return samples == 0 ? 0 : (double) waiters / samples;
         }
