@@ -333,12 +333,12 @@ public final class BenchMain {
                 }
             }
             String s = secondNotRun > 0
-                    ? String.format(Locale.ROOT, "not all (%d of them not run 60 s after the last job was due;"
+                    ? String.format(Locale.ROOT, "not all started (%d of them not run 60 s after the last job was due;"
                             + " %d of all %d not run, %d run twice)", secondNotRun, notRun, n, twice)
                     : String.format(Locale.ROOT, "%.2f s (%d of %d jobs not run, %d run twice)",
                                     resume / 1e6, notRun, n, twice);
             say(String.format(Locale.ROOT, "%-10s kill -9 of one node of three at 1000/s: the jobs due in the"
-                    + " next second had all started after %s", scheduler, s));
+                    + " next second had %s", scheduler, secondNotRun > 0 ? s : "all started after " + s));
             return s;
         } finally {
             killAll(nodes);
