@@ -10,6 +10,7 @@
 #   make vm CMD=... run a command in a VM with the module loaded
 #   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install
 #   make java       build the Java binding (tools/bindings/java); bench-java
+#   make scheduler  build the cluster scheduler (tools/scheduler); check-cluster, bench-cluster
 #
 # `make`, `make install` and `make dkms-install` never install packages:
 # they say what is missing. `make deps` installs what everything needs, and
@@ -71,7 +72,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
 	java check-java check-java-vm bench-java \
-	arm64-module arm64-selftests arm64-lib check-arm64
+	arm64-module arm64-selftests arm64-lib check-arm64 \
+	scheduler check-cluster bench-cluster
 
 all: module
 
@@ -389,6 +391,28 @@ bench-java: vm-module
 	@$(JAVA_MAKE) vm
 	@tools/bindings/java/vm bench $(if $(filter 1,$(QUICK)),--quick)
 
+# The cluster scheduler (tools/scheduler): durable jobs in PostgreSQL,
+# each node firing its share through WheelTimer, in $(BUILD)/scheduler.
+# check-cluster: on this machine (in-process engine), against a PostgreSQL
+# 15 server of its own (tools/scheduler/pg-run), node JVMs killed, cut off
+# and joining; bench-cluster: against Quartz's clustered JDBC job store on
+# the same server (BENCH_ARGS=--quick: a smoke run).
+SCHEDULER_MAKE	= $(MAKE) --no-print-directory -C tools/scheduler O=$(BUILD)/scheduler
+
+scheduler:
+	@tools/deps build lib java cluster
+	@$(SCHEDULER_MAKE)
+
+check-cluster:
+	@tools/deps build lib java cluster
+	@echo "== the cluster scheduler on PostgreSQL, on this machine (in-process engine)"
+	@mkdir -p $(BUILD)
+	@set -o pipefail; $(SCHEDULER_MAKE) check 2>&1 | tee $(BUILD)/check-cluster.log
+
+bench-cluster:
+	@tools/deps build lib java cluster quartz
+	@$(SCHEDULER_MAKE) run-bench
+
 # Each part appends to one log; the summary counts the cases of them all.
 check:
 	@mkdir -p $(BUILD)
@@ -402,8 +426,8 @@ check:
 	fi; \
 	for run in check-wheel check-wheel-fuzz check-lib check-vm \
 		check-vm32 check-vm-debug check-kernels check-fuzz \
-		check-examples check-lib-vm check-java check-java-vm check-demo \
-		check-bench check-build check-dkms check-deb check-man \
+		check-examples check-lib-vm check-java check-java-vm check-cluster \
+		check-demo check-bench check-build check-dkms check-deb check-man \
 		check-arm64; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Control.java - a node's control thread: its lease, the ring, and what
+ * it loads into its wheel
+ */
+package org.wheeltimer.scheduler;
+
+import io.netty.util.Timeout;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Everything a node does with the database but running jobs, on one
+ * thread, so that the view ({@link View}) changes in one place:
+ *
+ * <ul>
+ * <li><b>Lease.</b> Registers the node (a new generation); if the lease is
+ *     lost (not renewed in time by the node's own count, or refused by the
+ *     database), forgets everything in the wheel and registers anew. (The
+ *     {@link Renewer} renews it, on a thread of its own.)
+ * <li><b>Ring.</b> Reads the live nodes after each renewal, when one joins or
+ *     leaves (a notification), and when a peer's lease is due to lapse (a
+ *     timeout in the wheel at that time); when the ring changes, publishes
+ *     the new view, forgets the slots it lost and loads those it gained.
+ * <li><b>Window.</b> Every half window, moves the horizon a window ahead
+ *     of now and loads its jobs due before it; deletes its finished jobs,
+ *     and forgets nodes dead for ten leases.
+ * </ul>
+ *
+ * A failed step is retried with back-off; what it was to do stays to do.
+ */
+final class Control implements Runnable {
+    private static final System.Logger LOG = System.getLogger(Control.class.getName());
+    /** The most finished jobs deleted in one statement. */
+    private static final int FINISHED_BATCH = 10_000;
+
+    private final Scheduler node;
+    private final Thread thread;
+    private final ConcurrentLinkedQueue<Job> finished = new ConcurrentLinkedQueue<>();
+    /** The (job, version) last reported malformed, so that each is reported once. */
+    private final Map<Long, Long> reported = new HashMap<>();
+
+    private volatile boolean stopping;
+    /* Work asked for by other threads; cleared when done. */
+    private volatile boolean membersWanted;
+    private volatile boolean reloadWanted;
+    private volatile String leaseLostReason;
+    private volatile long leaseLostGeneration;
+
+    private long nextWindowNanos;
+    private Timeout watch;
+
+    Control(Scheduler node) {
+        this.node = node;
+        this.thread = new Thread(this, "wt-control-" + node.name());
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    void stop() throws InterruptedException {
+        stopping = true;
+        wake();
+        thread.join();
+        if (watch != null) {
+            watch.cancel();
+        }
+    }
+
+    // ---- asked for by other threads ----
+
+    /** A node joined or left, or a peer's lease is due to lapse. */
+    void membersChanged() {
+        membersWanted = true;
+        wake();
+    }
+
+    /** Notifications may have been missed: load everything again. */
+    void reloadAll() {
+        reloadWanted = true;
+        wake();
+    }
+
+    /** The database refused this node's lease of generation {@code generation}. */
+    void leaseLost(long generation, String reason) {
+        synchronized (this) {
+            leaseLostGeneration = generation;
+            leaseLostReason = reason;
+        }
+        wake();
+    }
+
+    /** A job has no further occurrence: to be deleted. */
+    void finished(Job job) {
+        finished.add(job);
+    }
+
+    /**
+     * A job read from the database (by a load, the listener or a runner):
+     * its next occurrence offered to the agenda, in place of {@code done}
+     * if that is the one a runner just ran or lost.
+     */
+    void apply(Store.Loaded row, Occurrence done) {
+        String why = row.malformed();
+        if (why == null && !node.handlers.containsKey(row.job().handler())) {
+            why = "no handler '" + row.job().handler() + "' on this node";
+        }
+        if (why != null) {
+            report(row.jobId(), row.version(), why);
+            node.agenda.remove(row.jobId());
+            return;
+        }
+        Job job = row.job();
+        long next = job.next(row.lastScheduledUs(), row.lastFiredUs());
+        if (done != null) {
+            node.agenda.settle(done, job, next);
+        } else {
+            node.agenda.offer(job, next);
+        }
+        if (next == Job.NONE) {
+            finished(job);
+        }
+    }
+
+    private void report(long jobId, long version, String why) {
+        synchronized (reported) {
+            Long before = reported.put(jobId, version);
+            if (before != null && before == version) {
+                return;
+            }
+        }
+        node.stats.malformed.increment();
+        LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": malformed job " + jobId
+                + " (version " + version + ") skipped: " + why);
+    }
+
+    private synchronized void wake() {
+        notifyAll();
+    }
+
+    // ---- the thread ----
+
+    @Override
+    public void run() {
+        Backoff backoff = new Backoff(node.retryMaxMillis);
+        while (!stopping) {
+            // Before asking for a connection, which may not come: a node
+            // that cannot renew its lease forgets its jobs when it lapses.
+            String lost;
+            synchronized (this) {
+                lost = leaseLostGeneration == node.lease.generation() ? leaseLostReason : null;
+                leaseLostReason = null;
+            }
+            if (node.lease.generation() != 0 && (lost != null || !node.lease.valid())) {
+                fence(lost != null ? lost : "the lease ran out before it could be renewed");
+            }
+            try (Connection c = node.pool.getConnection()) {
+                step(c);
+                backoff.reset();
+            } catch (SQLException e) {
+                node.stats.retries.increment();
+                LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": " + e.getMessage()
+                        + " (retrying)");
+                backoff.sleep();
+                continue;
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, node.name() + ": control step failed (retrying)", e);
+                backoff.sleep();
+                continue;
+            }
+            sleepUntilWork();
+        }
+    }
+
+    private void step(Connection c) throws SQLException {
+        if (node.lease.generation() == 0) {
+            join(c);
+        }
+        long now = System.nanoTime();
+        if (membersWanted) {
+            membersWanted = false;
+            try {
+                members(c);
+            } catch (SQLException e) {
+                membersWanted = true;
+                throw e;
+            }
+        }
+        if (now - nextWindowNanos >= 0) {
+            window(c);
+        }
+        if (reloadWanted) {
+            reloadWanted = false;
+            try {
+                load(c, View.difference(node.view().slots(), new boolean[Job.SLOTS]));
+            } catch (SQLException e) {
+                reloadWanted = true;
+                throw e;
+            }
+        }
+    }
+
+    /** Forgets everything: the lease is lost. */
+    private void fence(String reason) {
+        LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": lease (generation "
+                + node.lease.generation() + ") lost: " + reason + "; forgetting "
+                + node.agenda.size() + " armed jobs and joining again");
+        node.stats.fenced.increment();
+        node.lease.revoke();
+        node.publish(View.NONE);
+        node.agenda.clear();
+    }
+
+    /** A new lease (generation), then the ring and the jobs. */
+    private void join(Connection c) throws SQLException {
+        long sent = System.nanoTime();
+        long generation = Store.register(c, node.name(), node.leaseMillis);
+        node.lease.granted(generation, sent);
+        nextWindowNanos = sent + node.windowNanos / 2;
+        LOG.log(System.Logger.Level.INFO, () -> node.name() + ": joined, generation " + generation);
+        node.publish(new View(generation, new boolean[Job.SLOTS], Micros.now() + node.windowNanos / 1000));
+        membersWanted = true;   // the ring, then its slots' jobs: next in step()
+    }
+
+    /** Reads the live nodes; a new ring moves slots; watches the next lease to lapse. */
+    private void members(Connection c) throws SQLException {
+        List<Store.Member> live = Store.members(c);
+        long generation = node.lease.generation();
+        List<String> names = new ArrayList<>();
+        long soonest = Long.MAX_VALUE;
+        boolean self = false;
+        for (Store.Member m : live) {
+            names.add(m.node());
+            if (m.node().equals(node.name())) {
+                self = m.generation() == generation;
+            } else {
+                soonest = Math.min(soonest, m.remainingMs());
+            }
+        }
+        if (!self) {
+            fence("the database no longer lists it as alive");
+            return;
+        }
+        if (watch != null) {
+            watch.cancel();
+        }
+        if (soonest != Long.MAX_VALUE) {
+            watch = node.timer.newTimeout(t -> membersChanged(), soonest + 1, TimeUnit.MILLISECONDS);
+        }
+        Ring ring = Ring.of(names);
+        View old = node.view();
+        boolean[] slots = ring.slotsOf(node.name());
+        if (Arrays.equals(slots, old.slots())) {
+            return;
+        }
+        node.publish(new View(generation, slots, old.horizonUs()));
+        int[] lost = View.difference(old.slots(), slots);
+        int[] gained = View.difference(slots, old.slots());
+        boolean[] lostMask = new boolean[Job.SLOTS];
+        for (int s : lost) {
+            lostMask[s] = true;
+        }
+        node.agenda.removeSlots(lostMask);
+        long start = System.nanoTime();
+        int jobs = load(c, gained);
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        LOG.log(System.Logger.Level.INFO, () -> node.name() + ": ring " + ring.nodes() + ": "
+                + gained.length + " slots gained (" + jobs + " jobs loaded in " + ms + " ms), "
+                + lost.length + " lost");
+    }
+
+    /** Moves the horizon a window ahead and loads what it brings; forgets finished jobs. */
+    private void window(Connection c) throws SQLException {
+        long now = System.nanoTime();
+        node.publish(node.view().withHorizon(Micros.now() + node.windowNanos / 1000));
+        load(c, View.difference(node.view().slots(), new boolean[Job.SLOTS]));
+        nextWindowNanos = now + node.windowNanos / 2;
+        deleteFinished(c);
+        Store.forgetDeadNodes(c, 10 * node.leaseMillis);
+    }
+
+    /** Loads the jobs of these slots due before the horizon; how many. */
+    private int load(Connection c, int[] slots) throws SQLException {
+        if (slots.length == 0) {
+            return 0;
+        }
+        View v = node.view();
+        List<Store.Loaded> rows = Store.jobsOfSlots(c, slots, v.horizonUs());
+        for (Store.Loaded row : rows) {
+            apply(row, null);
+        }
+        node.stats.loads.increment();
+        return rows.size();
+    }
+
+    /** Deletes the finished jobs, in transactions of up to FINISHED_BATCH. */
+    private void deleteFinished(Connection c) throws SQLException {
+        for (;;) {
+            List<Job> jobs = new ArrayList<>();
+            for (Job j; jobs.size() < FINISHED_BATCH && (j = finished.poll()) != null; ) {
+                jobs.add(j);
+            }
+            if (jobs.isEmpty()) {
+                return;
+            }
+            try {
+                c.setAutoCommit(false);
+                Store.deleteFinished(c, jobs);
+                c.commit();
+                jobs.forEach(node.agenda::deleted);
+            } catch (SQLException e) {
+                finished.addAll(jobs);
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    private synchronized void sleepUntilWork() {
+        if (stopping || membersWanted || reloadWanted || leaseLostReason != null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long until = nextWindowNanos;
+        if (node.lease.generation() != 0 && node.lease.deadlineNanos() - until < 0) {
+            until = node.lease.deadlineNanos();
+        }
+        long ms = TimeUnit.NANOSECONDS.toMillis(until - now) + 1;
+        if (ms > 0) {
+            try {
+                wait(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stopping = true;
+            }
+        }
+    }
+
+    /** On stop: leaves the ring, so that the others take over at once. */
+    void leave() {
+        long generation = node.lease.generation();
+        if (generation == 0) {
+            return;
+        }
+        try (Connection c = node.pool.getConnection()) {
+            Store.leave(c, node.name(), generation);
+        } catch (SQLException e) {
+            LOG.log(System.Logger.Level.WARNING, () -> node.name()
+                    + ": could not leave the ring (the lease will lapse): " + e.getMessage());
+        }
+        node.lease.revoke();
+    }
+}

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Runner.java - runs what the wheel fired: records each run, calls its
+ * handler, commits, arms the next occurrence
+ */
+package org.wheeltimer.scheduler;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The runner threads of a node. The wheel's thread queues each occurrence
+ * as it fires; a runner takes all that are queued (up to a batch) and, in
+ * one transaction: inserts their runs in one statement (the fenced insert
+ * of {@link Store#recordRuns}), calls the handler of each run inserted,
+ * commits. Then it arms each job's next occurrence. A batch is the
+ * occurrences that fired while the previous one was being committed: one
+ * at a time when the load is light, more as it grows, so the database
+ * sees fewer transactions than firings exactly when it matters.
+ *
+ * <p>If the database cannot be reached, the runner keeps its batch and
+ * tries again with back-off while the lease lasts (the wheel keeps firing
+ * into the queue meanwhile); once the lease has lapsed it drops the batch,
+ * which the node's reload or another node will run. If a handler throws,
+ * the batch is rolled back and its occurrences are run one per
+ * transaction, the failing one recorded with its error.
+ */
+final class Runner {
+    private static final System.Logger LOG = System.getLogger(Runner.class.getName());
+    private static final Comparator<Occurrence> KEY_ORDER =
+            Comparator.comparingLong((Occurrence o) -> o.job.id()).thenComparingLong(o -> o.dueUs);
+
+    private final Scheduler node;
+    private final LinkedBlockingQueue<Occurrence> queue = new LinkedBlockingQueue<>();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile boolean stopping;
+
+    Runner(Scheduler node) {
+        this.node = node;
+    }
+
+    /** The wheel's thread: an occurrence fired. */
+    void submit(Occurrence o) {
+        node.stats.fired.increment();
+        queue.add(o);
+    }
+
+    void start(int count) {
+        for (int i = 0; i < count; i++) {
+            Thread t = new Thread(this::loop, "wt-runner-" + node.name() + "-" + i);
+            t.setDaemon(true);
+            threads.add(t);
+            t.start();
+        }
+    }
+
+    /** Runs what is queued, then stops the threads. */
+    void stop() throws InterruptedException {
+        stopping = true;
+        for (Thread t : threads) {
+            t.join();
+        }
+    }
+
+    private void loop() {
+        while (!stopping || !queue.isEmpty()) {
+            Occurrence first;
+            try {
+                first = queue.poll(100, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (first == null) {
+                continue;
+            }
+            List<Occurrence> batch = new ArrayList<>();
+            batch.add(first);
+            queue.drainTo(batch, node.maxBatch - 1);
+            try {
+                run(batch, false);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.ERROR, node.name() + ": a runner failed", e);
+                batch.forEach(node.agenda::forget);
+            }
+        }
+    }
+
+    /** Runs a batch; {@code alone}: a batch of one whose handler's failure is recorded. */
+    private void run(List<Occurrence> batch, boolean alone) {
+        View view = node.view();
+        // Armed under an older lease, or on a slot that moved away: the
+        // reload, or the new owner, holds them now.
+        batch.removeIf(o -> {
+            boolean stale = o.generation != view.generation() || !view.owns(o.job.id());
+            if (stale) {
+                drop(o);
+            }
+            return stale;
+        });
+        if (batch.isEmpty()) {
+            return;
+        }
+        batch.sort(KEY_ORDER);
+        long generation = view.generation();
+        Backoff backoff = new Backoff(node.retryMaxMillis);
+        for (;;) {
+            if (!node.lease.valid(generation)) {
+                batch.forEach(this::drop);
+                return;
+            }
+            Set<Occurrence> ran;
+            boolean oneByOne = false;
+            try (Connection c = node.pool.getConnection()) {
+                c.setAutoCommit(false);
+                try {
+                    ran = Store.recordRuns(c, node.name(), generation, batch, null);
+                    Exception failure = runHandlers(c, batch, ran);
+                    if (failure != null) {
+                        c.rollback();
+                        if (alone) {
+                            ran = Store.recordRuns(c, node.name(), generation, batch, failure.toString());
+                            node.stats.failed.add(ran.size());
+                        } else {
+                            oneByOne = true;
+                        }
+                    }
+                    c.commit();
+                } catch (SQLException e) {
+                    rollbackQuietly(c);
+                    throw e;
+                }
+            } catch (SQLException e) {
+                node.stats.retries.increment();
+                LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": recording "
+                        + batch.size() + " runs failed, retrying: " + e.getMessage());
+                if (!backoff.sleep()) {
+                    return;
+                }
+                continue;
+            }
+            if (oneByOne) {
+                // A handler failed: its batch was rolled back, and each run
+                // is tried again alone, so that only the failing one fails.
+                for (Occurrence o : batch) {
+                    run(new ArrayList<>(List.of(o)), true);
+                }
+                return;
+            }
+            settle(batch, ran, generation);
+            return;
+        }
+    }
+
+    /** Calls the handler of each run; the first exception, or null. */
+    private Exception runHandlers(Connection c, List<Occurrence> batch, Set<Occurrence> ran) {
+        for (Occurrence o : batch) {
+            if (!ran.contains(o)) {
+                continue;
+            }
+            JobHandler h = node.handlers.get(o.job.handler());
+            try {
+                h.run(new JobRun(o.job.id(), o.job.payload(), Micros.toInstant(o.dueUs),
+                                 Micros.toInstant(o.firedUs), node.name(), c));
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": " + o + " failed: " + e);
+                return e;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * After the commit: each job that ran goes on to its next occurrence;
+     * each that did not (it ran elsewhere, or changed) is read again.
+     */
+    private void settle(List<Occurrence> batch, Set<Occurrence> ran, long generation) {
+        Map<Long, Occurrence> lost = new HashMap<>();
+        for (Occurrence o : batch) {
+            if (ran.contains(o)) {
+                node.stats.ran.increment();
+                long next = o.job.next(o.dueUs, o.firedUs);
+                node.agenda.settle(o, o.job, next);
+                if (next == Job.NONE) {
+                    node.control.finished(o.job);
+                }
+            } else {
+                node.stats.lost.increment();
+                lost.put(o.job.id(), o);
+                LOG.log(System.Logger.Level.DEBUG, () -> node.name() + ": " + o + " not recorded");
+            }
+        }
+        if (lost.isEmpty()) {
+            return;
+        }
+        Backoff backoff = new Backoff(node.retryMaxMillis);
+        while (node.lease.valid(generation)) {
+            try (Connection c = node.pool.getConnection()) {
+                if (!Store.holds(c, node.name(), generation)) {
+                    node.control.leaseLost(generation, "a run was refused: the lease is no longer this node's");
+                    return;
+                }
+                List<Store.Loaded> rows = Store.jobs(c, lost.keySet());
+                for (Store.Loaded row : rows) {
+                    Occurrence o = lost.remove(row.jobId());
+                    node.control.apply(row, o);
+                }
+                lost.values().forEach(node.agenda::forget);   // the job is gone
+                return;
+            } catch (SQLException e) {
+                node.stats.retries.increment();
+                if (!backoff.sleep()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Not run here: forgotten, for the reload or the new owner to run. */
+    private void drop(Occurrence o) {
+        node.stats.dropped.increment();
+        node.agenda.forget(o);
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException ignored) {
+            // the connection is gone: so is the transaction
+        }
+    }
+}

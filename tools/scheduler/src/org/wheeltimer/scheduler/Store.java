@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Store.java - every statement a node sends to the database
+ */
+package org.wheeltimer.scheduler;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The node's SQL, in one place, each statement with what it relies on.
+ * Only {@link #recordRuns} runs per firing: one statement for all the
+ * occurrences a runner collected together, which takes no lock that
+ * another firing waits for (a new row of {@code wt_run} is invisible to
+ * others until it commits; only a second insert of the same key, a node
+ * racing for the same occurrence during a hand-over, waits for the first
+ * to commit or abort, and then inserts nothing or takes its place).
+ */
+final class Store {
+    private Store() {
+    }
+
+    /** Creates the tables, indexes and triggers that are missing (schema.sql). */
+    static void install(Connection c) throws SQLException {
+        String sql;
+        try (InputStream in = Store.class.getResourceAsStream("schema.sql")) {
+            if (in == null) {
+                throw new IllegalStateException("schema.sql is missing from the jar");
+            }
+            sql = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read schema.sql", e);
+        }
+        try (Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    // ---- leases and membership ----
+
+    /** A node's row: a new lease, with a generation one above any earlier one of this name. */
+    static long register(Connection c, String node, long leaseMs) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO wt_node AS n (node, generation, expires_at)
+                VALUES (?, 1, clock_timestamp() + ? * interval '1 millisecond')
+                ON CONFLICT (node) DO UPDATE
+                    SET generation = n.generation + 1, expires_at = EXCLUDED.expires_at
+                RETURNING generation""")) {
+            ps.setString(1, node);
+            ps.setLong(2, leaseMs);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /** Extends the lease if it is still this generation's and has not lapsed. */
+    static boolean renew(Connection c, String node, long generation, long leaseMs) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("""
+                UPDATE wt_node SET expires_at = clock_timestamp() + ? * interval '1 millisecond'
+                 WHERE node = ? AND generation = ? AND expires_at > clock_timestamp()""")) {
+            ps.setLong(1, leaseMs);
+            ps.setString(2, node);
+            ps.setLong(3, generation);
+            return ps.executeUpdate() == 1;
+        }
+    }
+
+    /** Whether the lease is still this generation's and has not lapsed. */
+    static boolean holds(Connection c, String node, long generation) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT 1 FROM wt_node
+                 WHERE node = ? AND generation = ? AND expires_at > clock_timestamp()""")) {
+            ps.setString(1, node);
+            ps.setLong(2, generation);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
+    /** Leaves the ring at once (a clean stop): the others take the slots over without waiting. */
+    static void leave(Connection c, String node, long generation) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "DELETE FROM wt_node WHERE node = ? AND generation = ?")) {
+            ps.setString(1, node);
+            ps.setLong(2, generation);
+            ps.executeUpdate();
+        }
+    }
+
+    /** A live node, and how long its lease has to run by the database's clock. */
+    record Member(String node, long generation, long remainingMs) {
+    }
+
+    static List<Member> members(Connection c) throws SQLException {
+        List<Member> out = new ArrayList<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                SELECT node, generation,
+                       ceil(extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint
+                  FROM wt_node WHERE expires_at > clock_timestamp()""");
+             ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                out.add(new Member(rs.getString(1), rs.getLong(2), rs.getLong(3)));
+            }
+        }
+        return out;
+    }
+
+    /** Forgets nodes dead for longer than {@code olderThanMs}. */
+    static void forgetDeadNodes(Connection c, long olderThanMs) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("""
+                DELETE FROM wt_node
+                 WHERE expires_at < clock_timestamp() - ? * interval '1 millisecond'""")) {
+            ps.setLong(1, olderThanMs);
+            ps.executeUpdate();
+        }
+    }
+
+    // ---- jobs ----
+
+    /** A job's row with its latest run, or why it cannot be scheduled. */
+    record Loaded(long jobId, long version, Job job, long lastScheduledUs, long lastFiredUs,
+                  String malformed) {
+    }
+
+    private static final String LOAD = """
+            SELECT j.job_id, j.version, j.handler, j.payload, j.mode,
+                   j.start_at, j.period_ms, j.end_at, r.scheduled_at, r.fired_at
+              FROM wt_job j
+              LEFT JOIN LATERAL (SELECT r.scheduled_at, r.fired_at FROM wt_run r
+                                  WHERE r.job_id = j.job_id
+                                  ORDER BY r.scheduled_at DESC LIMIT 1) r ON true
+            """;
+
+    /** The jobs of these slots whose first occurrence is before the horizon. */
+    static List<Loaded> jobsOfSlots(Connection c, int[] slots, long horizonUs) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(LOAD
+                + " WHERE j.slot = ANY(?) AND j.start_at < ?")) {
+            Integer[] boxed = new Integer[slots.length];
+            for (int i = 0; i < slots.length; i++) {
+                boxed[i] = slots[i];
+            }
+            ps.setArray(1, c.createArrayOf("integer", boxed));
+            ps.setObject(2, time(horizonUs));
+            return loaded(ps);
+        }
+    }
+
+    /** These jobs, those that still exist. */
+    static List<Loaded> jobs(Connection c, Set<Long> ids) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(LOAD + " WHERE j.job_id = ANY(?)")) {
+            ps.setArray(1, c.createArrayOf("bigint", ids.toArray(new Long[0])));
+            return loaded(ps);
+        }
+    }
+
+    private static List<Loaded> loaded(PreparedStatement ps) throws SQLException {
+        List<Loaded> out = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                long id = rs.getLong(1);
+                long version = rs.getLong(2);
+                OffsetDateTime last = rs.getObject(9, OffsetDateTime.class);
+                try {
+                    Job job = Job.of(id, version, rs.getString(3), rs.getString(4), rs.getString(5),
+                                     micros(rs.getObject(6, OffsetDateTime.class)),
+                                     rs.getObject(7, Long.class),
+                                     rs.getObject(8) == null ? null
+                                             : micros(rs.getObject(8, OffsetDateTime.class)));
+                    out.add(new Loaded(id, version, job,
+                                       last == null ? Job.NONE : micros(last),
+                                       last == null ? Job.NONE : micros(rs.getObject(10, OffsetDateTime.class)),
+                                       null));
+                } catch (Job.MalformedException e) {
+                    out.add(new Loaded(id, version, null, Job.NONE, Job.NONE, e.getMessage()));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Deletes jobs that have no further occurrence, if unchanged since:
+     * their runs stay in the log. Quietly: no node needs to hear of it.
+     * Within the caller's transaction.
+     */
+    static void deleteFinished(Connection c, List<Job> jobs) throws SQLException {
+        Long[] ids = new Long[jobs.size()];
+        Long[] versions = new Long[jobs.size()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = jobs.get(i).id();
+            versions[i] = jobs.get(i).version();
+        }
+        try (Statement st = c.createStatement()) {
+            st.execute("SET LOCAL wt.quiet = 'on'");
+        }
+        try (PreparedStatement ps = c.prepareStatement("""
+                DELETE FROM wt_job j USING unnest(?::bigint[], ?::bigint[]) AS f(job_id, version)
+                 WHERE j.job_id = f.job_id AND j.version = f.version""")) {
+            ps.setArray(1, c.createArrayOf("bigint", ids));
+            ps.setArray(2, c.createArrayOf("bigint", versions));
+            ps.executeUpdate();
+        }
+    }
+
+    // ---- runs ----
+
+    /**
+     * The commit point of a run: inserts the run of each occurrence, all in
+     * one statement, within the caller's transaction, and returns those
+     * inserted. An occurrence gets no row if it already ran (the key), if
+     * its job changed or went since the node loaded it (the version), or
+     * if the node's lease has lapsed or was superseded (the generation):
+     * the fence that keeps a node cut off from the others from running
+     * what they have taken over. In (job, time) order, so that two nodes
+     * racing over several occurrences wait for each other in one order and
+     * never deadlock. {@code error}: the handler's failure, for a run of
+     * one that failed.
+     */
+    static Set<Occurrence> recordRuns(Connection c, String node, long generation,
+                                      List<Occurrence> runs, String error) throws SQLException {
+        int n = runs.size();
+        Long[] ids = new Long[n];
+        String[] due = new String[n];
+        Long[] versions = new Long[n];
+        String[] fired = new String[n];
+        for (int i = 0; i < n; i++) {
+            Occurrence o = runs.get(i);
+            ids[i] = o.job.id();
+            due[i] = Micros.toInstant(o.dueUs).toString();
+            versions[i] = o.job.version();
+            fired[i] = Micros.toInstant(o.firedUs).toString();
+        }
+        Set<Occurrence> inserted = new HashSet<>();
+        try (PreparedStatement ps = c.prepareStatement("""
+                INSERT INTO wt_run (job_id, scheduled_at, version, node, generation, fired_at, error)
+                SELECT f.job_id, f.scheduled_at, f.version, ?, ?, f.fired_at, ?
+                  FROM unnest(?::bigint[], ?::timestamptz[], ?::bigint[], ?::timestamptz[])
+                       AS f(job_id, scheduled_at, version, fired_at)
+                  JOIN wt_job j ON j.job_id = f.job_id AND j.version = f.version
+                 WHERE EXISTS (SELECT FROM wt_node n
+                                WHERE n.node = ? AND n.generation = ?
+                                  AND n.expires_at > clock_timestamp())
+                 ORDER BY f.job_id, f.scheduled_at
+                ON CONFLICT (job_id, scheduled_at) DO NOTHING
+                RETURNING job_id, scheduled_at""")) {
+            ps.setString(1, node);
+            ps.setLong(2, generation);
+            ps.setString(3, error);
+            ps.setArray(4, c.createArrayOf("bigint", ids));
+            ps.setArray(5, c.createArrayOf("text", due));
+            ps.setArray(6, c.createArrayOf("bigint", versions));
+            ps.setArray(7, c.createArrayOf("text", fired));
+            ps.setString(8, node);
+            ps.setLong(9, generation);
+            Set<String> keys = new HashSet<>();
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    keys.add(rs.getLong(1) + "@" + micros(rs.getObject(2, OffsetDateTime.class)));
+                }
+            }
+            for (Occurrence o : runs) {
+                if (keys.contains(o.job.id() + "@" + o.dueUs)) {
+                    inserted.add(o);
+                }
+            }
+        }
+        return inserted;
+    }
+
+    static long micros(OffsetDateTime t) {
+        return Micros.of(t.toInstant());
+    }
+
+    static OffsetDateTime time(long us) {
+        return OffsetDateTime.ofInstant(Micros.toInstant(us), java.time.ZoneOffset.UTC);
+    }
+}
