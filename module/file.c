@@ -97,6 +97,19 @@ static ssize_t wt_read_records(struct wt_ctx *ctx, struct iov_iter *to,
 	copied = bytes / sizeof(*ev);
 	/* Give back the part of a record that was not copied whole. */
 	iov_iter_revert(to, bytes % sizeof(*ev));
+	/*
+	 * A copy that faults may report less than it copied (arm64's copies
+	 * stop at their own stride): try the records after the last one it
+	 * reported, one at a time, so that every record that fits is given.
+	 */
+	while (copied < n) {
+		bytes = copy_to_iter(&ev[copied], sizeof(*ev), to);
+		if (bytes != sizeof(*ev)) {
+			iov_iter_revert(to, bytes);
+			break;
+		}
+		copied++;
+	}
 	*fault = copied < n;
 	wt_core_consume(&ctx->core, ev, copied);
 	if (n && !copied)
