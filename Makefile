@@ -136,10 +136,10 @@ selftests: ksrc
 # the module's compat_ioctl. The 6.1 harness's pointer comparisons warn
 # when pointers are 32 bits wide; that is the framework's, not ours.
 selftests32: ksrc
-	@tools/deps build multilib
+	@tools/deps build cross-i386
 	@mkdir -p $(KSFT_OUT32)/wheeltimer
 	$(MAKE) -C selftests/wheeltimer OUTPUT=$(KSFT_OUT32)/wheeltimer \
-		CC="gcc -m32 -Wno-pointer-to-int-cast" \
+		CC="i686-linux-gnu-gcc -Wno-pointer-to-int-cast" \
 		KHDR_INCLUDES="-isystem $(CURDIR)/uapi" USERLDFLAGS=-static
 
 # The wheel core compiled in userspace (tools/testing/wheel): unit tests

@@ -16,12 +16,12 @@
  *   g++ -x c++ -std=c++11 -Wall -Wextra -Werror -pedantic -fsyntax-only \
  *       -isystem uapi $F
  *
- * Without gcc-multilib there are no 32-bit libraries for gcc -m32 to link:
+ * Without 32-bit libraries gcc -m32 has nothing to link:
  * ABI_CHECK_ONLY leaves out main() and <stdio.h>, so that clang needs
  * nothing but the kernel headers (whose asm/ part is the same for i386 and
  * x86-64). Built as a selftest, the file also runs and reports the layout
  * it was compiled with; `make selftests32` builds it, with every other
- * selftest, for i386 (gcc-multilib), to run on the 64-bit kernel.
+ * selftest, for i386 (gcc-i686-linux-gnu), to run on the 64-bit kernel.
  */
 #include <stddef.h>
 #include <linux/wheeltimer.h>
