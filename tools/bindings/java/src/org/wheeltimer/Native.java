@@ -82,6 +82,7 @@ final class Native {
     /* The errno values the Java side tells apart. */
     static final int EPERM = 1;
     static final int EINTR = 4;
+    static final int EINVAL = 22;
 
     static {
         load();

@@ -197,6 +197,14 @@ public final class WheelTimeout implements Timeout {
         return STATE.compareAndSet(this, ST_RUNNING, last ? ST_EXPIRED : ST_INIT);
     }
 
+    /**
+     * The timer stops: INIT -> CANCELLED, as {@link #cancel()} but without
+     * telling the worker, which is ending. True if it was pending.
+     */
+    boolean cancelOnStop() {
+        return STATE.compareAndSet(this, ST_INIT, ST_CANCELLED);
+    }
+
     /** The engine refused it: INIT -> CANCELLED. True if it was not cancelled already. */
     boolean refuse() {
         return STATE.compareAndSet(this, ST_INIT, ST_CANCELLED);

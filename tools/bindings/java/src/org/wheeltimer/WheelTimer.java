@@ -234,20 +234,31 @@ public final class WheelTimer implements Timer {
     }
 
     /**
-     * As {@code HashedWheelTimer}'s constructor of the same arguments.
+     * As {@code HashedWheelTimer}'s constructor of the same arguments, which
+     * refuses the same out-of-range arguments with the same exception.
      *
      * @param threadFactory      makes the worker thread
-     * @param tickDuration       the wheel's resolution (clamped to 1 us .. 1 hour):
-     *                           a task runs at most about this late
+     * @param tickDuration       the wheel's resolution: a task runs at most
+     *                           about this late. It must be positive and at
+     *                           most 1 hour (the engine's coarsest tick); one
+     *                           below 1 us is raised to 1 us, with a warning
+     *                           logged, as Netty raises one below 1 ms
      * @param unit               the unit of {@code tickDuration}
-     * @param ticksPerWheel      checked as Netty does (1 .. 2^30), otherwise
-     *                           unused: the wheel's geometry is the engine's
+     * @param ticksPerWheel      1 .. 2^30, as Netty's; otherwise unused (the
+     *                           wheel's geometry is the engine's), but, as
+     *                           Netty's, the tick in ns times this number
+     *                           rounded up to a power of two must stay below
+     *                           {@link Long#MAX_VALUE}
      * @param leakDetection      unused: a timer that becomes unreachable before
      *                           its worker started releases its native side by
      *                           itself; one whose worker runs must be stopped
      * @param maxPendingTimeouts the most pending timeouts; 0 or negative for
-     *                           the engine's default limit (see above)
-     * @throws WheelTimerException if the engine cannot be opened
+     *                           the engine's default limit (see above); at
+     *                           most the engine's {@code max_pending_limit}
+     *                           (2^24 unless the module says otherwise)
+     * @throws NullPointerException     if {@code threadFactory} or {@code unit} is null
+     * @throws IllegalArgumentException if an argument is out of the ranges above
+     * @throws WheelTimerException      if the engine cannot be opened
      */
     public WheelTimer(ThreadFactory threadFactory, long tickDuration, TimeUnit unit,
                       int ticksPerWheel, boolean leakDetection, long maxPendingTimeouts) {
@@ -256,6 +267,7 @@ public final class WheelTimer implements Timer {
                      .maxPendingTimeouts(maxPendingTimeouts));
     }
 
+    /** Netty's checks of the tick and the wheel; returns the tick in ns. */
     private static long checkTick(long tickDuration, TimeUnit unit, int ticksPerWheel) {
         Objects.requireNonNull(unit, "unit");
         if (tickDuration <= 0) {
@@ -264,8 +276,36 @@ public final class WheelTimer implements Timer {
         if (ticksPerWheel <= 0 || ticksPerWheel > 1 << 30) {
             throw new IllegalArgumentException("ticksPerWheel must be in 1 .. 2^30: " + ticksPerWheel);
         }
+        // Netty's wheel has ticksPerWheel rounded up to a power of two.
+        long wheel = Long.highestOneBit(ticksPerWheel);
+        if (wheel < ticksPerWheel) {
+            wheel <<= 1;
+        }
         long nanos = unit.toNanos(tickDuration);
-        return Math.min(Math.max(nanos, MIN_RESOLUTION_NANOS), MAX_RESOLUTION_NANOS);
+        if (nanos >= Long.MAX_VALUE / wheel) {
+            throw new IllegalArgumentException("tickDuration: " + tickDuration + " " + unit
+                    + " (expected: 0 < tickDuration in nanos < " + Long.MAX_VALUE / wheel
+                    + " with " + ticksPerWheel + " ticks per wheel)");
+        }
+        return nanos;
+    }
+
+    /**
+     * The one rule of every entry point: {@code nanos} must be positive and
+     * at most {@link #MAX_RESOLUTION_NANOS}; below {@link #MIN_RESOLUTION_NANOS}
+     * it is raised to it, with a warning, as Netty raises a tick below 1 ms.
+     */
+    static long checkResolution(long nanos) {
+        if (nanos <= 0 || nanos > MAX_RESOLUTION_NANOS) {
+            throw new IllegalArgumentException("the resolution (tick duration) must be above 0 and"
+                    + " at most 1 hour: " + nanos + " ns");
+        }
+        if (nanos < MIN_RESOLUTION_NANOS) {
+            LOG.log(System.Logger.Level.WARNING, "Configured resolution {0} ns is below {1} ns,"
+                    + " using {1} ns.", nanos, MIN_RESOLUTION_NANOS);
+            return MIN_RESOLUTION_NANOS;
+        }
+        return nanos;
     }
 
     private WheelTimer(Builder b) {
@@ -287,7 +327,14 @@ public final class WheelTimer implements Timer {
             if (-err == Native.EPERM) {
                 what += " (above the module's max_pending without CAP_SYS_RESOURCE?)";
             }
-            throw Native.error(what, err);
+            WheelTimerException e = Native.error(what, err);
+            // Every other parameter is checked above: the limit is out of range.
+            if (-err == Native.EINVAL && b.maxPending > 0) {
+                throw new IllegalArgumentException("maxPendingTimeouts " + b.maxPending
+                        + " is above the " + want.name().toLowerCase(Locale.ROOT)
+                        + " engine's limit", e);
+            }
+            throw e;
         }
         ctx = c;
         closer = new NativeCloser(c);
@@ -359,17 +406,23 @@ public final class WheelTimer implements Timer {
             return this;
         }
 
-        /** The wheel's resolution, 1 us to 1 hour (default 1 ms). */
+        /**
+         * The wheel's resolution (default 1 ms): above 0 and at most 1 hour;
+         * one below 1 us is raised to 1 us, with a warning logged.
+         *
+         * @throws IllegalArgumentException if it is 0 or less, or above 1 hour
+         */
         public Builder resolution(long duration, TimeUnit unit) {
-            long nanos = unit.toNanos(duration);
-            if (nanos < MIN_RESOLUTION_NANOS || nanos > MAX_RESOLUTION_NANOS) {
-                throw new IllegalArgumentException("resolution must be 1 us .. 1 hour: " + nanos + " ns");
-            }
-            this.resolution = nanos;
+            this.resolution = checkResolution(unit.toNanos(duration));
             return this;
         }
 
-        /** As Netty's {@code maxPendingTimeouts}; 0 or negative: the engine's default limit. */
+        /**
+         * As Netty's {@code maxPendingTimeouts}; 0 or negative: the engine's
+         * default limit. {@link #build()} refuses one above the engine's
+         * {@code max_pending_limit} (2^24 unless the module says otherwise)
+         * with {@link IllegalArgumentException}.
+         */
         public Builder maxPendingTimeouts(long max) {
             this.maxPending = max;
             return this;
@@ -394,7 +447,13 @@ public final class WheelTimer implements Timer {
             return this;
         }
 
-        /** Opens the timer. @throws WheelTimerException if the engine cannot be opened */
+        /**
+         * Opens the timer.
+         *
+         * @throws IllegalArgumentException if {@code maxPendingTimeouts} is above
+         *                                  the engine's limit
+         * @throws WheelTimerException      if the engine cannot be opened
+         */
         public WheelTimer build() {
             return new WheelTimer(this);
         }
@@ -678,11 +737,17 @@ public final class WheelTimer implements Timer {
     }
 
     /**
-     * Stops the worker and releases the engine, cancelling every timeout it
-     * holds, and returns the timeouts that neither ran nor were cancelled
-     * (their state stays as it was: neither expired nor cancelled), as
-     * {@code HashedWheelTimer.stop()} does. A task running when it is
-     * called finishes first. Later calls return an empty set.
+     * Stops the worker and releases the engine, cancels every timeout still
+     * pending, and returns those it cancelled (each {@link
+     * Timeout#isCancelled()}), as {@link Timer#stop()} says and Netty's
+     * {@code HashedWheelTimer} does since 4.1.111 (4.1.48's returned them
+     * uncancelled). Each is cancelled by the same compare-and-set as
+     * {@link WheelTimeout#cancel()}, so it is exact: a one-shot timeout
+     * either ran (or is running) and is not returned, or is returned and
+     * never runs, also when stop() races its expiry; one that a caller
+     * cancelled first is not returned. A periodic timeout between two runs
+     * is returned: what stop() cancels is its next run. A task running when
+     * stop() is called finishes first. Later calls return an empty set.
      *
      * @throws IllegalStateException if called from a task
      */

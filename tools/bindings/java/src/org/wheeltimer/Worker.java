@@ -388,21 +388,26 @@ final class Worker implements Runnable {
         return tid;
     }
 
-    /** After the loop: collect what never ran, fail the commands left, close the engine. */
+    /**
+     * After the loop: cancel what is still pending and collect it for
+     * stop(), fail the commands left, close the engine. Each timeout is
+     * cancelled by the compare-and-set that cancel() makes, so one that a
+     * caller cancels meanwhile is the caller's, not stop()'s.
+     */
     private void shutdown() {
         for (WheelTimeout a = timer.takeAdds(); a != null; ) {
             WheelTimeout next = a.nextAdd;
             a.nextAdd = null;
-            if (a.claim() && a.state() == WheelTimeout.ST_INIT) {
-                unprocessed.add(a);
+            if (a.claim()) {
+                stopCancel(a);
             }
             a = next;
         }
         timer.takeCancels();
         for (int i = 0; i < nextSlot; i++) {
             WheelTimeout t = slots[i];
-            if (t != null && t.state() == WheelTimeout.ST_INIT) {
-                unprocessed.add(t);
+            if (t != null) {
+                stopCancel(t);
             }
             slots[i] = null;
         }
@@ -411,6 +416,14 @@ final class Worker implements Runnable {
             f.cancel(false);
         }
         timer.closeNative();
+    }
+
+    /** Cancels {@code t} for stop(), unless it ran, is running or was cancelled. */
+    private void stopCancel(WheelTimeout t) {
+        if (t.cancelOnStop()) {
+            timer.decrementPending();
+            unprocessed.add(t);
+        }
     }
 
     Set<Timeout> unprocessed() {

@@ -16,6 +16,7 @@ import io.netty.util.Timeout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -302,6 +303,98 @@ class WheelTimerTest {
         assertEquals(0, timer.stats().live(), "the cancels are in the engine after a wake-up");
     }
 
+    /**
+     * stop() racing the expiry of one-shot timeouts: each ran once, or is
+     * in the set stop() returned, cancelled, never both, never neither; and
+     * nothing runs after stop() returned. The deadlines spread over 4 ms and
+     * stop() comes 0 to 3 ms in, so that both outcomes occur.
+     */
+    @Test
+    void stopRacingExpiryRunsOrCancelsEachTimeoutOnce() {
+        int n = 300;
+        int returned = 0;
+        int ran = 0;
+        for (int round = 0; round < 20; round++) {
+            WheelTimer timer = WheelTimer.builder().build();
+            AtomicInteger[] runs = new AtomicInteger[n];
+            WheelTimeout[] made = new WheelTimeout[n];
+            for (int i = 0; i < n; i++) {
+                AtomicInteger r = runs[i] = new AtomicInteger();
+                made[i] = timer.newTimeout(x -> r.incrementAndGet(), i * 4_000_000L / n,
+                                           TimeUnit.NANOSECONDS);
+            }
+            Probe.sleep(round % 4);
+            Set<Timeout> unprocessed = timer.stop();
+            int[] after = new int[n];
+            for (int i = 0; i < n; i++) {
+                after[i] = runs[i].get();
+            }
+            Probe.sleep(10);
+            for (int i = 0; i < n; i++) {
+                WheelTimeout t = made[i];
+                boolean in = unprocessed.contains(t);
+                assertEquals(after[i], runs[i].get(), "timeout " + i + " ran after stop()");
+                assertEquals(1, runs[i].get() + (in ? 1 : 0), "timeout " + i + ": ran "
+                             + runs[i].get() + ", returned " + in);
+                assertEquals(in, t.isCancelled(), "timeout " + i + ": returned means cancelled");
+                assertEquals(!in, t.isExpired(), "timeout " + i + ": ran means expired");
+                assertFalse(t.cancel(), "timeout " + i + ": nothing left to cancel");
+                returned += in ? 1 : 0;
+                ran += in ? 0 : 1;
+            }
+            assertEquals(unprocessed.size(), Arrays.stream(made).filter(unprocessed::contains).count(),
+                         "stop() returns only timeouts of this timer");
+            assertEquals(0, timer.pendingTimeouts(), "nothing pending after stop()");
+        }
+        System.out.println("# " + ran + " ran, " + returned + " were returned cancelled");
+    }
+
+    /**
+     * The ranges of the arguments are one rule for the constructors and the
+     * builder: a resolution (tick) above 0 and at most 1 hour, one below
+     * 1 us raised to 1 us; a limit of pending timeouts at most the engine's.
+     * Netty 4.1.48 accepts a tick above 1 hour and any limit (its wheel has
+     * no coarsest tick and its queue no limit): there WheelTimer is stricter.
+     */
+    @Test
+    void everyEntryPointRefusesTheSameRanges() {
+        Probe.Named threads = new Probe.Named();
+        TimeUnit ms = TimeUnit.MILLISECONDS;
+        long hourMs = TimeUnit.HOURS.toMillis(1);
+        assertThrows(IllegalArgumentException.class,
+                     () -> new WheelTimer(threads, hourMs + 1, ms, 1, true, -1));
+        assertThrows(IllegalArgumentException.class,
+                     () -> new WheelTimer(hourMs + 1, ms));
+        assertThrows(IllegalArgumentException.class,
+                     () -> WheelTimer.builder().resolution(hourMs + 1, ms));
+        assertThrows(IllegalArgumentException.class,
+                     () -> WheelTimer.builder().resolution(Long.MAX_VALUE, ms));
+        assertThrows(IllegalArgumentException.class,
+                     () -> WheelTimer.builder().resolution(0, ms));
+        // Netty's product rule with its largest wheel: 2^30 ticks of 8.6 s overflow.
+        assertThrows(IllegalArgumentException.class,
+                     () -> new WheelTimer(threads, 9, TimeUnit.SECONDS, 1 << 30, true, -1));
+        assertThrows(IllegalArgumentException.class,
+                     () -> new WheelTimer(threads, 9, TimeUnit.SECONDS, (1 << 29) + 1, true, -1));
+        assertThrows(IllegalArgumentException.class,
+                     () -> new WheelTimer(threads, 1, ms, 512, true, Long.MAX_VALUE));
+        assertThrows(IllegalArgumentException.class,
+                     () -> WheelTimer.builder().maxPendingTimeouts(Long.MAX_VALUE).build());
+
+        List<WheelTimer> ok = List.of(
+                new WheelTimer(new Probe.Named(), hourMs, ms, 1, true, -1),
+                new WheelTimer(new Probe.Named(), 8, TimeUnit.SECONDS, 1 << 30, true, -1),
+                new WheelTimer(new Probe.Named(), 500, TimeUnit.NANOSECONDS, 512, true, -1),
+                WheelTimer.builder().resolution(500, TimeUnit.NANOSECONDS).build(),
+                WheelTimer.builder().resolution(hourMs, ms).build());
+        timers.addAll(ok);
+        long[] expected = {TimeUnit.HOURS.toNanos(1), TimeUnit.SECONDS.toNanos(8), 1000, 1000,
+                           TimeUnit.HOURS.toNanos(1)};
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], ok.get(i).resolutionNanos(), "timer " + i);
+        }
+    }
+
     /** stop() racing newTimeout() from other threads: every timeout is returned or refused. */
     @Test
     void stopRacingNewTimeoutLosesNothing() throws InterruptedException {
@@ -338,6 +431,10 @@ class WheelTimerTest {
         assertEquals(4, refused.get(), "each caller ends on IllegalStateException");
         assertEquals(0, other.get());
         assertEquals(made, new HashSet<>(unprocessed), "stop() returns every timeout made");
+        for (Timeout t : unprocessed) {
+            assertTrue(t.isCancelled(), "stop() cancels what it returns");
+        }
+        assertEquals(0, timer.pendingTimeouts());
         System.out.println("# " + made.size() + " timeouts made before stop()");
     }
 }
