@@ -27,6 +27,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -112,6 +115,140 @@ class WheelTimerTest {
         assertEquals(1, timer.advance(5, TimeUnit.MILLISECONDS));
         assertEquals(3, ran.size());
         assertEquals(0, timer.pendingTimeouts());
+    }
+
+    /**
+     * A round larger than the chunks it is handed over in (1024 records):
+     * 5000 timeouts due within three ticks, made in an order that is
+     * neither theirs nor its reverse, all collected by one advance(): each
+     * runs once, in deadline order, never before its deadline.
+     */
+    @Test
+    void aRoundOfManyChunksRunsInDeadlineOrder() {
+        WheelTimer timer = virtual();
+        int n = 5000;
+        long[] deadline = new long[n];
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        long[] ranAt = new long[n];
+        for (int i = 0; i < n; i++) {
+            // Interleaved runs of rising and falling deadlines, 3 ms wide.
+            int k = i % 2 == 0 ? i : n - i;
+            deadline[i] = MS + k * (3 * MS / n);
+            int id = i;
+            timer.newTimeout(t -> {
+                ranAt[id] = timer.nanoTime();
+                order.add(id);
+            }, deadline[i], TimeUnit.NANOSECONDS);
+        }
+        assertEquals(n, timer.advance(5, TimeUnit.MILLISECONDS));
+        assertEquals(n, order.size());
+        assertEquals(n, new HashSet<>(order).size(), "each runs once");
+        for (int j = 1; j < n; j++) {
+            assertTrue(deadline[order.get(j - 1)] <= deadline[order.get(j)],
+                       "deadline order at " + j + ": " + deadline[order.get(j - 1)] + " then "
+                       + deadline[order.get(j)]);
+        }
+        for (int i = 0; i < n; i++) {
+            assertTrue(ranAt[i] >= deadline[i], "never early");
+        }
+    }
+
+    /**
+     * A task in a round of many records cancels a later timeout of the
+     * same round, schedules new ones and reads the statistics: the
+     * cancelled one never runs, every other runs once, the new ones run at
+     * their time, and nothing is logged as lost (a record for no timeout,
+     * a cancel the library did not know).
+     */
+    @Test
+    void aTaskMayCancelScheduleAndReadStatsInTheMiddleOfARound() {
+        Logger logger = Logger.getLogger(WheelTimer.class.getName());
+        List<LogRecord> errors = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= java.util.logging.Level.SEVERE.intValue()) {
+                    errors.add(r);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            WheelTimer timer = virtual();
+            int n = 3000;
+            AtomicInteger[] runs = new AtomicInteger[n];
+            WheelTimeout[] made = new WheelTimeout[n];
+            AtomicInteger later = new AtomicInteger();
+            for (int i = 0; i < n; i++) {
+                AtomicInteger r = runs[i] = new AtomicInteger();
+                int id = i;
+                made[i] = timer.newTimeout(t -> {
+                    r.incrementAndGet();
+                    if (id == 0) {
+                        // The last of the round: its record is read, its task not yet run.
+                        assertTrue(made[n - 1].cancel());
+                        for (int j = 0; j < 100; j++) {
+                            timer.newTimeout(u -> later.incrementAndGet(), j % 2,
+                                             TimeUnit.MILLISECONDS);
+                        }
+                        timer.stats();
+                    }
+                }, MS + i, TimeUnit.NANOSECONDS);
+            }
+            timer.advance(2, TimeUnit.MILLISECONDS);
+            assertEquals(0, runs[n - 1].get(), "the cancelled one never ran");
+            for (int i = 0; i < n - 1; i++) {
+                assertEquals(1, runs[i].get(), "timeout " + i + " ran once");
+            }
+            // The first task ran at 2 ms: half of the new ones were due then,
+            // and run in the same advance(); the others 1 ms later.
+            assertEquals(50, later.get(), "those due at once ran in the same advance()");
+            timer.advance(1, TimeUnit.MILLISECONDS);
+            assertEquals(100, later.get(), "and the others at their time");
+            assertEquals(0, timer.pendingTimeouts());
+            assertEquals(0, timer.stats().live(), "the engine holds nothing");
+            assertEquals(List.of(), errors, "nothing logged as lost");
+        } finally {
+            logger.removeHandler(handler);
+        }
+    }
+
+    /**
+     * A timeout cancelled before the worker took it from the hand-over
+     * stack never reaches the engine: the worker is held by a task while
+     * 200 timeouts are made and 100 of them cancelled.
+     */
+    @Test
+    void aTimeoutCancelledBeforeTheWorkerTookItNeverReachesTheEngine() {
+        WheelTimer timer = real(new Probe.Named());
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        // Read first: stats() runs on the worker, which the task holds.
+        long before = timer.stats().added() + 1;
+        timer.newTimeout(t -> {
+            held.countDown();
+            Probe.await(gate, "the gate");
+        }, 0, TimeUnit.MILLISECONDS);
+        Probe.await(held, "the worker is held");
+        List<Timeout> made = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            made.add(timer.newTimeout(x -> { }, 1, TimeUnit.HOURS));
+        }
+        for (int i = 0; i < 200; i += 2) {
+            assertTrue(made.get(i).cancel());
+        }
+        gate.countDown();
+        assertEquals(100, timer.pendingTimeouts());
+        Probe.eventually(() -> timer.stats().live() == 100, "the 100 left reach the engine");
+        assertEquals(before + 100, timer.stats().added(), "the cancelled ones never did");
     }
 
     /** FIXED_RATE: every period either runs or is counted as an overrun; deadlines do not drift. */
