@@ -9,7 +9,8 @@
 #   make lint       checkpatch --strict and sparse
 #   make vm CMD=... run a command in a VM with the module loaded
 #   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install
-#   make java       build the Java binding (tools/bindings/java); bench-java
+#   make java       build the Java binding (tools/bindings/java); bench-java,
+#                   bench-java-host
 #
 # `make`, `make install` and `make dkms-install` never install packages:
 # they say what is missing. `make deps` installs what everything needs, and
@@ -69,7 +70,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
 	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
-	java check-java check-java-vm bench-java
+	java check-java check-java-vm bench-java bench-java-host
 
 all: module
 
@@ -304,8 +305,10 @@ check-lib-vm: vm-module
 # HashedWheelTimer and WheelTimer, then the examples. check-java-vm: in
 # the VM, on the kernel engine, WheelTimer's half of the suite and the
 # examples, with a runtime made by jlink. bench-java: WheelTimer against
-# HashedWheelTimer (100 ms and 1 ms ticks) in one VM boot; QUICK=1 is the
-# smoke run of seconds.
+# HashedWheelTimer (100 ms and 1 ms ticks) in one VM boot, on the kernel
+# engine; bench-java-host: the same natively on this machine, on the
+# in-process engine (build/java/bench-host.txt). QUICK=1 is the smoke run
+# of seconds.
 JAVA_MAKE	= $(MAKE) --no-print-directory -C tools/bindings/java O=$(BUILD)/java
 
 java:
@@ -328,6 +331,10 @@ bench-java: vm-module
 	@tools/deps build lib java vm
 	@$(JAVA_MAKE) vm
 	@tools/bindings/java/vm bench $(if $(filter 1,$(QUICK)),--quick)
+
+bench-java-host:
+	@tools/deps build lib java
+	@$(JAVA_MAKE) bench-host $(if $(filter 1,$(QUICK)),QUICK=1)
 
 # Each part appends to one log; the summary counts the cases of them all.
 check:
