@@ -22,9 +22,13 @@
  * every record ready then, reaped to the last into a buffer here that
  * grows as a burst needs, and put in deadline order (the engine hands out
  * those of one tick in no particular order; ties keep its order). The
- * worker takes the round in chunks of WTJ_CHUNK records, three words each
- * (handle, flags and result, overruns), one SetLongArrayRegion() per
- * chunk, and runs each chunk's tasks before it asks for the next.
+ * worker takes the round in chunks of WTJ_CHUNK records, one
+ * SetLongArrayRegion() per chunk, and runs each chunk's tasks before it
+ * asks for the next. A record reaches Java as the library wrote it, a
+ * struct wheeltimer_event of six 64-bit words: the round's own bytes when
+ * it came in order, else gathered in deadline order (and, on a big-endian
+ * machine, with @flags and @res swapped into the little-endian word that
+ * Java reads).
  *
  * Why Java arrays and not direct ByteBuffers (as before): the worker
  * reads and writes a few words per timeout, and before the JIT has
@@ -76,9 +80,15 @@
 #define WTJ_ADD_PERIODIC	3	/* deadline, period, slack */
 #define WTJ_CANCEL		4	/* handle */
 
-/* Records per chunk, and a chunk record's words. */
+/* Records per chunk, and a record's words: struct wheeltimer_event. */
 #define WTJ_CHUNK		1024U
-#define WTJ_REC_WORDS		3U
+#define WTJ_REC_WORDS		(sizeof(struct wheeltimer_event) / sizeof(jlong))
+_Static_assert(sizeof(struct wheeltimer_event) == 6 * sizeof(jlong),
+	       "a record is six words for Java");
+_Static_assert(offsetof(struct wheeltimer_event, overruns) == 4 * sizeof(jlong) &&
+	       offsetof(struct wheeltimer_event, flags) == 5 * sizeof(jlong) &&
+	       offsetof(struct wheeltimer_event, res) == 5 * sizeof(jlong) + 4,
+	       "Java reads the overruns from word 4, the flags and result from word 5");
 /*
  * The round buffer between bursts, in records; after a burst grew it, it
  * goes back to this once WTJ_SHRINK_ROUNDS rounds in a row fitted.
@@ -122,7 +132,7 @@ struct wtj_key {
  * @pos: records of the round already handed over
  * @sorted: the round is in deadline order as it came
  * @fitted: rounds in a row that fitted in WTJ_ROUND_MIN records
- * @chunk: one chunk, as Java gets it
+ * @chunk: one chunk gathered in deadline order, when the round came out of it
  */
 struct wtj {
 	struct wheeltimer *wt;
@@ -138,7 +148,7 @@ struct wtj {
 	uint32_t pos;
 	bool sorted;
 	uint32_t fitted;
-	jlong chunk[WTJ_CHUNK * WTJ_REC_WORDS];
+	struct wheeltimer_event chunk[WTJ_CHUNK];
 };
 
 static inline struct wtj *wtj_of(jlong ptr)
@@ -440,24 +450,44 @@ static void wtj_round_fill(struct wtj *w, uint32_t n)
 	wtj_round_order(w);
 }
 
+/*
+ * Word 5 of a record as Java reads it: @flags in the low half, @res in the
+ * high half. That is the struct's own layout on a little-endian machine.
+ */
+static void wtj_java_order(struct wheeltimer_event *ev, uint32_t n)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	uint64_t word;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		word = (uint64_t)(uint32_t)ev[i].res << 32 | ev[i].flags;
+		memcpy(&ev[i].flags, &word, sizeof(word));
+	}
+#else
+	(void)ev;
+	(void)n;
+#endif
+}
+
 /* Copy the next chunk of the round into @out: its size, 0 if the round is over. */
 static jint wtj_chunk(JNIEnv *env, struct wtj *w, jlongArray out)
 {
-	const struct wheeltimer_event *ev;
+	struct wheeltimer_event *src = &w->round[w->pos];
 	uint32_t i, n = w->len - w->pos;
-	jlong *c = w->chunk;
 
 	if (n > WTJ_CHUNK)
 		n = WTJ_CHUNK;
-	for (i = 0; i < n; i++, c += WTJ_REC_WORDS) {
-		ev = w->sorted ? &w->round[w->pos + i] :
-				 &w->round[w->keys[w->pos + i].idx];
-		c[0] = (jlong)ev->handle;
-		c[1] = (jlong)((uint64_t)ev->flags | (uint64_t)(uint32_t)ev->res << 32);
-		c[2] = (jlong)ev->overruns;
+	if (!w->sorted) {
+		for (i = 0; i < n; i++)
+			w->chunk[i] = w->round[w->keys[w->pos + i].idx];
+		src = w->chunk;
 	}
-	if (n)
-		(*env)->SetLongArrayRegion(env, out, 0, n * WTJ_REC_WORDS, w->chunk);
+	if (n) {
+		wtj_java_order(src, n);
+		(*env)->SetLongArrayRegion(env, out, 0, n * WTJ_REC_WORDS,
+					   (const jlong *)src);
+	}
 	w->pos += n;
 	if (w->pos < w->len)
 		return n;

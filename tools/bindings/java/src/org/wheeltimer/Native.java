@@ -48,14 +48,15 @@ final class Native {
     static final int OP_MAX_WORDS = 4;
 
     /*
-     * Records, as waitRound(), reapRound() and nextChunk() hand them over,
-     * REC_WORDS longs each: the handle, the flags with the result in the
-     * high half, the overruns.
+     * Records, as waitRound(), reapRound() and nextChunk() hand them over:
+     * libwheeltimer's struct wheeltimer_event, REC_WORDS longs each; the
+     * handle, the cookie (unused here), the deadline, the time it fired,
+     * the overruns, and the flags with the result in the high half.
      */
-    static final int REC_WORDS = 3;
+    static final int REC_WORDS = 6;
     static final int REC_HANDLE = 0;
-    static final int REC_FLAGS_RES = 1;
-    static final int REC_OVERRUNS = 2;
+    static final int REC_OVERRUNS = 4;
+    static final int REC_FLAGS_RES = 5;
 
     /* The long[] of open(). */
     static final int IO_ENGINE = 0;

@@ -63,9 +63,12 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  *
  * A libwheeltimer context may be used by one thread at a time, and only the
  * worker uses it, but for {@code wheeltimer_wake()}. {@code newTimeout()}
- * and {@code cancel()} may be called from any thread: they push the timeout
- * onto one of two lock-free stacks (one compare-and-set each), which the
- * worker takes whole and hands to the library in one batch, cancels first.
+ * and {@code cancel()} may be called from any thread. {@code newTimeout()}
+ * pushes the timeout onto a lock-free stack (one compare-and-set), which
+ * the worker takes whole and hands to the library in one batch, cancels
+ * first; {@code cancel()} is a compare-and-set on the timeout, and pushes
+ * it again only if the worker had handed it to the engine (one cancelled
+ * before that never reaches the engine).
  * {@code newTimeout()} wakes the worker ({@code wheeltimer_wake()}) only if
  * the worker is asleep (at most one call per sleep, whatever the number of
  * callers), and not even then if the worker is lingering: after a round
