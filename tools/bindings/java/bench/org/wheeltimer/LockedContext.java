@@ -12,8 +12,8 @@ package org.wheeltimer;
  * engine, so that the engine re-arms its timer for a new earliest
  * deadline while the worker sleeps in poll without the lock); a cancel is
  * queued and goes with the next submit. Only the callers' side is here,
- * which is all the benchmark compares with WheelTimer's two lock-free
- * stacks: a worker would take the same lock to reap.
+ * which is all the benchmark compares with WheelTimer's lock-free
+ * stack: a worker would take the same lock to reap.
  */
 public final class LockedContext implements AutoCloseable {
     private final long ctx;
