@@ -121,24 +121,37 @@ class WheelTimerTest {
      * A round larger than the chunks it is handed over in (1024 records):
      * 5000 timeouts due within three ticks, made in an order that is
      * neither theirs nor its reverse, all collected by one advance(): each
-     * runs once, in deadline order, never before its deadline.
+     * runs once, in deadline order, never before its deadline. Twice, with
+     * 70 small rounds between, after which the round's buffer has shrunk
+     * back.
      */
     @Test
     void aRoundOfManyChunksRunsInDeadlineOrder() {
         WheelTimer timer = virtual();
-        int n = 5000;
+        burstInDeadlineOrder(timer, 5000);
+        AtomicInteger small = new AtomicInteger();
+        for (int i = 0; i < 70; i++) {
+            timer.newTimeout(t -> small.incrementAndGet(), 1, TimeUnit.MILLISECONDS);
+            assertEquals(1, timer.advance(1, TimeUnit.MILLISECONDS));
+        }
+        assertEquals(70, small.get());
+        burstInDeadlineOrder(timer, 5000);
+    }
+
+    private static void burstInDeadlineOrder(WheelTimer timer, int n) {
+        long start = timer.nanoTime();
         long[] deadline = new long[n];
         List<Integer> order = new CopyOnWriteArrayList<>();
         long[] ranAt = new long[n];
         for (int i = 0; i < n; i++) {
             // Interleaved runs of rising and falling deadlines, 3 ms wide.
             int k = i % 2 == 0 ? i : n - i;
-            deadline[i] = MS + k * (3 * MS / n);
+            deadline[i] = start + MS + k * (3 * MS / n);
             int id = i;
             timer.newTimeout(t -> {
                 ranAt[id] = timer.nanoTime();
                 order.add(id);
-            }, deadline[i], TimeUnit.NANOSECONDS);
+            }, deadline[i] - start, TimeUnit.NANOSECONDS);
         }
         assertEquals(n, timer.advance(5, TimeUnit.MILLISECONDS));
         assertEquals(n, order.size());
