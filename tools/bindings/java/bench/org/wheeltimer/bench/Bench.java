@@ -180,8 +180,8 @@ public final class Bench {
             Named thread = new Named();
             kept.add(new Kept(c.make.apply(thread), thread, c.drainMs));
         }
-        double[][][] churn = new double[n][2][rounds];
-        double[][][] expiry = new double[n][2][rounds];
+        double[][][] churn = new double[n][3][rounds];
+        double[][][] expiry = new double[n][3][rounds];
         double[][][] late = new double[n][3][rounds];
         try {
             // Every timer's code is compiled before anything is measured.
@@ -199,8 +199,10 @@ public final class Bench {
                     double[] c = churn(kept.get(i), churnOps);
                     double[] e = expiry(kept.get(i), expiryTasks);
                     double[] l = withTimer(configs.get(i), t -> lateness(t, latenessTimeouts));
-                    for (int j = 0; j < 2; j++) {
+                    for (int j = 0; j < 3; j++) {
                         churn[i][j][r] = c[j];
+                    }
+                    for (int j = 0; j < 3; j++) {
                         expiry[i][j][r] = e[j];
                     }
                     for (int j = 0; j < 3; j++) {
@@ -224,8 +226,9 @@ public final class Bench {
             } finally {
                 idle.stop();
             }
-            Result r = new Result(median(churn[i][0]), median(churn[i][1]), median(expiry[i][0]),
-                                  median(expiry[i][1]), wakeups,
+            Result r = new Result(median(churn[i][0]), median(churn[i][1]), median(churn[i][2]),
+                                  median(expiry[i][0]),
+                                  median(expiry[i][1]), median(expiry[i][2]), wakeups,
                                   new double[] {median(late[i][0]), median(late[i][1]),
                                                 median(late[i][2])});
             results.add(r);
@@ -240,8 +243,9 @@ public final class Bench {
         handOver();
     }
 
-    private record Result(double churnNs, double churnCpuNs, double expiryNs, double expiryCpuNs,
-                          double wakeups, double[] lateUs) {
+    private record Result(double churnNs, double churnCpuNs, double churnWorkerCpuNs,
+                          double expiryNs, double expiryCpuNs,
+                          double expiryRunCpuNs, double wakeups, double[] lateUs) {
     }
 
     private interface Measure<T> {
@@ -325,7 +329,8 @@ public final class Bench {
         int self = selfTid();
         int worker = k.thread.tid();
         Timeout[] window = new Timeout[1024];
-        long c0 = cpuNanos(self) + cpuNanos(worker);
+        long s0 = cpuNanos(self);
+        long w0 = cpuNanos(worker);
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
             int j = i & 1023;
@@ -335,23 +340,30 @@ public final class Bench {
             window[j] = t.newTimeout(NOP, 10, TimeUnit.SECONDS);
         }
         long end = System.nanoTime();
+        long s1 = cpuNanos(self);
         for (Timeout x : window) {
             x.cancel();
         }
         quiesce(k);
-        long c1 = cpuNanos(self) + cpuNanos(worker);
-        return new double[] {(end - start) / (double) n, c0 < 0 ? -1 : (c1 - c0) / (double) n};
+        long w1 = cpuNanos(worker);
+        return new double[] {(end - start) / (double) n,
+                             s0 < 0 ? -1 : (s1 - s0 + w1 - w0) / (double) n,
+                             s0 < 0 ? -1 : (w1 - w0) / (double) n};
     }
 
     /**
      * ns per task of {@code n} due at once while a task held the worker: the
-     * wall time from the first run to the last, and the worker's CPU time
-     * from letting it go to the last run.
+     * wall time from the first run to the last, the worker's CPU time from
+     * letting it go to the last run, and from the first run to the last
+     * (the wall time's share that the worker ran; the rest it waited for a
+     * CPU).
      */
     private static double[] expiry(Kept k, int n) throws InterruptedException {
         Timer t = k.timer;
+        int worker = k.thread.tid();
         long[] first = new long[1];
         long[] last = new long[1];
+        long[] cpu = new long[2];
         CountDownLatch done = new CountDownLatch(n);
         CountDownLatch held = new CountDownLatch(1);
         CountDownLatch gate = new CountDownLatch(1);
@@ -359,8 +371,12 @@ public final class Bench {
             long now = System.nanoTime();
             if (first[0] == 0) {
                 first[0] = now;
+                cpu[0] = cpuNanos(worker);
             }
             last[0] = now;
+            if (done.getCount() == 1) {
+                cpu[1] = cpuNanos(worker);
+            }
             done.countDown();
         };
         t.newTimeout(x -> {
@@ -371,7 +387,6 @@ public final class Bench {
         for (int i = 0; i < n; i++) {
             t.newTimeout(task, 0, TimeUnit.MILLISECONDS);
         }
-        int worker = k.thread.tid();
         long c0 = cpuNanos(worker);
         gate.countDown();
         if (!done.await(600, TimeUnit.SECONDS)) {
@@ -379,7 +394,8 @@ public final class Bench {
         }
         long c1 = cpuNanos(worker);
         return new double[] {(last[0] - first[0]) / (double) (n - 1),
-                             c0 < 0 ? -1 : (c1 - c0) / (double) n};
+                             c0 < 0 ? -1 : (c1 - c0) / (double) n,
+                             c0 < 0 ? -1 : (cpu[1] - cpu[0]) / (double) (n - 1)};
     }
 
     /** The worker's context switches per second, with many timeouts pending and none due. */
@@ -438,30 +454,41 @@ public final class Bench {
         return new double[] {late[n / 2] / 1e3, late[n * 99 / 100] / 1e3, late[n - 1] / 1e3};
     }
 
-    /** The cold runs' medians in ms: lateness and time after the tick, per timer. */
-    private record Cold(double[] lateMs, double[] afterTickMs) {
+    /**
+     * The cold runs' medians in ms, per timer: lateness, time after the
+     * tick, and the CPU time of the worker and of the whole process (the
+     * JIT and the collector included) over the run.
+     */
+    private record Cold(double[] lateMs, double[] afterTickMs, double[] workerCpuMs,
+                        double[] processCpuMs) {
     }
 
     /** Netty's testExecutionOnTime in fresh JVMs, the timers taking turns. */
     private Cold cold() throws IOException, InterruptedException {
         String[] kinds = {"wheeltimer", "hashed"};
-        double[][] late = new double[2][coldRuns];
-        double[][] after = new double[2][coldRuns];
+        double[][][] v = new double[2][5][coldRuns];
         for (int r = 0; r < coldRuns; r++) {
             for (int i = 0; i < 2; i++) {
-                double[] v = runColdChild(kinds[i]);
-                late[i][r] = v[0];
-                after[i][r] = v[1];
+                double[] c = runColdChild(kinds[i]);
+                for (int j = 0; j < 5; j++) {
+                    v[i][j][r] = c[j];
+                }
                 System.out.printf(Locale.ROOT, "# cold %s run %d: median lateness %.1f ms, %.1f ms"
                                   + " after its tick, the last ran %.1f ms after the first was"
-                                  + " made%n", kinds[i], r + 1, v[0], v[1], v[2]);
+                                  + " made; CPU: worker %.1f ms, process %.0f ms%n", kinds[i],
+                                  r + 1, c[0], c[1], c[2], c[3], c[4]);
             }
         }
-        return new Cold(new double[] {median(late[0]), median(late[1])},
-                        new double[] {median(after[0]), median(after[1])});
+        double[][] m = new double[5][2];
+        for (int j = 0; j < 5; j++) {
+            for (int i = 0; i < 2; i++) {
+                m[j][i] = median(v[i][j]);
+            }
+        }
+        return new Cold(m[0], m[1], m[3], m[4]);
     }
 
-    /** Runs this program with --cold in a new JVM with the same options; its three figures. */
+    /** Runs this program with --cold in a new JVM with the same options; its five figures. */
     private static double[] runColdChild(String kind) throws IOException, InterruptedException {
         ProcessHandle.Info info = ProcessHandle.current().info();
         List<String> cmd = new ArrayList<>();
@@ -493,15 +520,19 @@ public final class Bench {
                                             + status + "):\n" + all);
         }
         String[] f = result.split(" ");
-        return new double[] {Double.parseDouble(f[1]), Double.parseDouble(f[2]),
-                             Double.parseDouble(f[3])};
+        double[] v = new double[5];
+        for (int i = 0; i < 5; i++) {
+            v[i] = Double.parseDouble(f[i + 1]);
+        }
+        return v;
     }
 
     /**
      * In the fresh JVM: Netty's testExecutionOnTime, with the timer named.
-     * Prints "cold LATE AFTER SPAN": the median lateness, the median time
-     * after the tick that ran the task, and the time from the first
-     * newTimeout to the last run, in ms.
+     * Prints "cold LATE AFTER SPAN WORKER PROCESS": the median lateness, the
+     * median time after the tick that ran the task, the time from the
+     * first newTimeout to the last run, and the CPU time of the worker
+     * and of the process, in ms.
      */
     private static void coldChild(String kind) throws Exception {
         boolean wheel = kind.equals("wheeltimer");
@@ -621,10 +652,14 @@ public final class Bench {
         row("newTimeout + cancel, ns (caller's wall time)", w.churnNs, h100.churnNs, h1.churnNs);
         row("newTimeout + cancel, ns of CPU (caller and worker)", w.churnCpuNs, h100.churnCpuNs,
             h1.churnCpuNs);
+        row("the same, the worker's share", w.churnWorkerCpuNs, h100.churnWorkerCpuNs,
+            h1.churnWorkerCpuNs);
         row("per expired task, ns (wall, first run to last)", w.expiryNs, h100.expiryNs,
             h1.expiryNs);
-        row("per expired task, ns of the worker's CPU", w.expiryCpuNs, h100.expiryCpuNs,
-            h1.expiryCpuNs);
+        row("the same, ns of the worker's CPU, first run to last", w.expiryRunCpuNs,
+            h100.expiryRunCpuNs, h1.expiryRunCpuNs);
+        row("per expired task, ns of the worker's CPU, from handing it over", w.expiryCpuNs,
+            h100.expiryCpuNs, h1.expiryCpuNs);
         System.out.printf(Locale.ROOT, "| worker wake-ups/s, 100 K pending an hour away | %.1f |"
                           + " %.1f | %.1f | | |%n", w.wakeups, h100.wakeups, h1.wakeups);
         StringBuilder b = new StringBuilder("| lateness p50 / p99 / max, us |");
@@ -641,6 +676,11 @@ public final class Bench {
         System.out.printf(Locale.ROOT, "| the same, median time after its tick, ms | %.1f | %.1f |"
                           + " | %s | |%n", cold.afterTickMs[0], cold.afterTickMs[1],
                           ratio(cold.afterTickMs[0], cold.afterTickMs[1]));
+        System.out.printf(Locale.ROOT, "| the same, CPU time of the worker / of the process, ms |"
+                          + " %.1f / %.0f | %.1f / %.0f | | %s / %s | |%n", cold.workerCpuMs[0],
+                          cold.processCpuMs[0], cold.workerCpuMs[1], cold.processCpuMs[1],
+                          ratio(cold.workerCpuMs[0], cold.workerCpuMs[1]),
+                          ratio(cold.processCpuMs[0], cold.processCpuMs[1]));
         if (sizes != null) {
             System.out.printf(Locale.ROOT, "| bytes per timeout (heap histogram) | %d | %d | %d |"
                               + " %s | |%n", sizes.wheel, sizes.netty, sizes.netty,
