@@ -860,7 +860,12 @@ public final class WheelTimer implements Timer {
         return onWorker(() -> worker.advance(nanos));
     }
 
-    /** The engine's counters and the worker's, read by the worker. */
+    /**
+     * The engine's counters and the worker's, read by the worker. Called from
+     * another thread, it first hands what was scheduled and cancelled to the
+     * engine, so that the engine's counters include it; called from a task,
+     * it reads them as the round that runs the task found them.
+     */
     public WheelTimerStats stats() {
         if (isWorkerThread()) {
             return worker.stats();
