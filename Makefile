@@ -9,7 +9,8 @@
 #   make lint       checkpatch --strict and sparse
 #   make vm CMD=... run a command in a VM with the module loaded
 #   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install
-#   make java       build the Java binding (tools/bindings/java); bench-java
+#   make java       build the Java binding (tools/bindings/java); bench-java,
+#                   bench-java-host
 #   make scheduler  build the cluster scheduler (tools/scheduler); check-cluster, bench-cluster
 #
 # `make`, `make install` and `make dkms-install` never install packages:
@@ -71,7 +72,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	fuzz-core bench-core bench bench-host bench-plot check-bench fuzz \
 	check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
-	java check-java check-java-vm bench-java \
+	java check-java check-java-vm bench-java bench-java-host \
 	arm64-module arm64-selftests arm64-lib check-arm64 \
 	scheduler check-cluster bench-cluster
 
@@ -366,8 +367,10 @@ check-lib-vm: vm-module
 # HashedWheelTimer and WheelTimer, then the examples. check-java-vm: in
 # the VM, on the kernel engine, WheelTimer's half of the suite and the
 # examples, with a runtime made by jlink. bench-java: WheelTimer against
-# HashedWheelTimer (100 ms and 1 ms ticks) in one VM boot; QUICK=1 is the
-# smoke run of seconds.
+# HashedWheelTimer (100 ms and 1 ms ticks) in one VM boot, on the kernel
+# engine; bench-java-host: the same natively on this machine, on the
+# in-process engine (build/java/bench-host.txt). QUICK=1 is the smoke run
+# of seconds.
 JAVA_MAKE	= $(MAKE) --no-print-directory -C tools/bindings/java O=$(BUILD)/java
 
 java:
@@ -390,6 +393,10 @@ bench-java: vm-module
 	@tools/deps build lib java vm
 	@$(JAVA_MAKE) vm
 	@tools/bindings/java/vm bench $(if $(filter 1,$(QUICK)),--quick)
+
+bench-java-host:
+	@tools/deps build lib java
+	@$(JAVA_MAKE) bench-host $(if $(filter 1,$(QUICK)),QUICK=1)
 
 # The cluster scheduler (tools/scheduler): durable jobs in PostgreSQL,
 # each node firing its share through WheelTimer, in $(BUILD)/scheduler.

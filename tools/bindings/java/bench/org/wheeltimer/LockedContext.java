@@ -5,9 +5,6 @@
  */
 package org.wheeltimer;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-
 /**
  * The other way to let any thread schedule on a context that one thread at
  * a time may use: a lock around every call. A caller's add then goes to the
@@ -15,12 +12,13 @@ import java.nio.ByteOrder;
  * engine, so that the engine re-arms its timer for a new earliest
  * deadline while the worker sleeps in poll without the lock); a cancel is
  * queued and goes with the next submit. Only the callers' side is here,
- * which is all the benchmark compares with WheelTimer's two lock-free
- * stacks: a worker would take the same lock to reap.
+ * which is all the benchmark compares with WheelTimer's lock-free
+ * stack: a worker would take the same lock to reap.
  */
 public final class LockedContext implements AutoCloseable {
     private final long ctx;
-    private final ByteBuffer ops;
+    private final long[] op = new long[2];
+    private final long[] result = new long[1];
 
     /** Opens a context on the engine that {@link Engine#resolve} picks. */
     public LockedContext() {
@@ -32,13 +30,12 @@ public final class LockedContext implements AutoCloseable {
             throw Native.error("wheeltimer_open", io[Native.IO_ERROR]);
         }
         ctx = c;
-        ops = Native.opsBuffer(c).order(ByteOrder.nativeOrder());
     }
 
     /** Adds a timeout {@code delay} ns from now and submits it; returns its handle. */
     public synchronized long add(long delay) {
-        op(Native.ADD, Native.ABSTIME, System.nanoTime() + delay);
-        long handle = ops.getLong(Native.OP_HANDLE * Long.BYTES);
+        long handle = op(Native.OP_ADD | (long) Native.ABSTIME << Native.OP_FLAGS_SHIFT,
+                         System.nanoTime() + delay);
         int res = Native.submit(ctx);
         if (res < 0) {
             throw Native.error("wheeltimer_submit", res);
@@ -48,21 +45,22 @@ public final class LockedContext implements AutoCloseable {
 
     /** Cancels a timeout; the cancel goes to the engine with the next add. */
     public synchronized void cancel(long handle) {
-        op(Native.CANCEL, 0, handle);
+        op(Native.OP_CANCEL, handle);
     }
 
-    private void op(long kind, long flags, long arg) {
-        ops.putLong(Native.OP_KIND * Long.BYTES, kind);
-        ops.putLong(Native.OP_FLAGS * Long.BYTES, flags);
-        ops.putLong(Native.OP_ARG * Long.BYTES, arg);
-        ops.putLong(Native.OP_PERIOD * Long.BYTES, 0);
-        ops.putLong(Native.OP_SLACK * Long.BYTES, 0);
-        ops.putLong(Native.OP_COOKIE * Long.BYTES, 0);
-        Native.apply(ctx, 1);
-        long res = ops.getLong(Native.OP_RES * Long.BYTES);
-        if (res < 0) {
-            throw Native.error("the operation", res);
+    /** Queues one operation; returns its outcome (an add's handle). */
+    private long op(long head, long arg) {
+        op[0] = head;
+        op[1] = arg;
+        int n = Native.apply(ctx, op, 2, result);
+        if (n != 1) {
+            throw Native.error("apply", n);
         }
+        long r = result[0];
+        if ((int) r == 0 && r != 0) {
+            throw Native.error("the operation", -(r >>> 32));
+        }
+        return r;
     }
 
     @Override

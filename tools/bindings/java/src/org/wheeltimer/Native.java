@@ -27,19 +27,36 @@ final class Native {
     /** The library's name for {@link System#loadLibrary}. */
     static final String LIBRARY = "wheeltimer_jni";
 
-    /* Operations: WTJ_* in wheeltimer_jni.c. */
-    static final int OP_WORDS = 8;
-    static final int OP_KIND = 0;
-    static final int OP_FLAGS = 1;
-    static final int OP_ARG = 2;
-    static final int OP_PERIOD = 3;
-    static final int OP_SLACK = 4;
-    static final int OP_COOKIE = 5;
-    static final int OP_RES = 6;
-    static final int OP_HANDLE = 7;
-    static final long ADD = 1;
-    static final long ADD_PERIODIC = 2;
-    static final long CANCEL = 3;
+    /*
+     * Operations, as the worker writes them into a long[] for apply()
+     * (WTJ_* in wheeltimer_jni.c): a head word, the kind and the
+     * library's flags (shifted by OP_FLAGS_SHIFT), then the kind's
+     * arguments. apply() writes one outcome per operation: an add's
+     * handle, 0 for a cancel, or for a failure the errno shifted left by
+     * 32 (a handle's low half, its index, is never 0).
+     */
+    static final int OP_FLAGS_SHIFT = 8;
+    /** A one-shot add without slack: the deadline. */
+    static final long OP_ADD = 1;
+    /** A one-shot add: the deadline, the slack. */
+    static final long OP_ADD_SLACK = 2;
+    /** A periodic add: the deadline, the period, the slack. */
+    static final long OP_ADD_PERIODIC = 3;
+    /** A cancel: the handle. */
+    static final long OP_CANCEL = 4;
+    /** The most words one operation takes. */
+    static final int OP_MAX_WORDS = 4;
+
+    /*
+     * Records, as waitRound(), reapRound() and nextChunk() hand them over:
+     * libwheeltimer's struct wheeltimer_event, REC_WORDS longs each; the
+     * handle, the cookie (unused here), the deadline, the time it fired,
+     * the overruns, and the flags with the result in the high half.
+     */
+    static final int REC_WORDS = 6;
+    static final int REC_HANDLE = 0;
+    static final int REC_OVERRUNS = 4;
+    static final int REC_FLAGS_RES = 5;
 
     /* The long[] of open(). */
     static final int IO_ENGINE = 0;
@@ -51,16 +68,6 @@ final class Native {
     static final int IO_MISSING = 6;
     static final int IO_ERROR = 7;
     static final int IO_WORDS = 8;
-
-    /* struct wheeltimer_event, as the events buffer holds it. */
-    static final int EVENT_SIZE = 48;
-    static final int EV_HANDLE = 0;
-    static final int EV_COOKIE = 8;
-    static final int EV_DEADLINE = 16;
-    static final int EV_FIRED_AT = 24;
-    static final int EV_OVERRUNS = 32;
-    static final int EV_FLAGS = 40;
-    static final int EV_RES = 44;
 
     /* libwheeltimer's constants (wheeltimer.h). */
     static final int ENGINE_AUTO = 0;
@@ -82,6 +89,8 @@ final class Native {
     /* The errno values the Java side tells apart. */
     static final int EPERM = 1;
     static final int EINTR = 4;
+    static final int ENOENT = 2;
+    static final int EINVAL = 22;
 
     static {
         load();
@@ -127,30 +136,43 @@ final class Native {
 
     static native void close(long ctx);
 
-    static native java.nio.ByteBuffer opsBuffer(long ctx);
+    /** The size of the long[] of {@link #apply}, in words. */
+    static native int opsWords();
 
-    static native java.nio.ByteBuffer eventsBuffer(long ctx);
-
+    /** The most operations one {@link #apply} takes. */
     static native int opsMax();
 
-    static native int eventsMax();
+    /** The most records one chunk of a round holds (its long[] has REC_WORDS per record). */
+    static native int chunkRecords();
 
-    static native int apply(long ctx, int n);
+    /**
+     * Queues the operations in the first {@code words} words of {@code ops}
+     * with the library (no system call unless its queue fills) and writes
+     * their outcomes into {@code results}, one per operation. Returns the
+     * number of operations, or {@code -EINVAL} for a malformed one (those
+     * before it were queued).
+     */
+    static native int apply(long ctx, long[] ops, int words, long[] results);
 
     static native int submit(long ctx);
 
-    static native int reap(long ctx);
-
     /**
      * {@code wheeltimer_wait()}: submits, then waits up to {@code timeoutNanos}
-     * (negative: for ever; 0: not at all) for records, which it stores in the
-     * events buffer. Returns their number, 0 when the time passed,
-     * {@code -EINTR} when {@link #wake} came first (or a signal).
+     * (negative: for ever; 0: not at all) for records. The round is every
+     * record then ready: reaped to the last, put in deadline order, and
+     * handed over in chunks; this returns the first chunk's size, 0 when
+     * the time passed, {@code -EINTR} when {@link #wake} came first (or a
+     * signal). {@link #nextChunk} hands over the rest.
      */
-    static native int waitRecords(long ctx, long timeoutNanos);
+    static native int waitRound(long ctx, long timeoutNanos, long[] records);
 
-    /** {@code wheeltimer_wake()}, from any thread: ends {@link #waitRecords}, or the next one. */
+    /** As {@link #waitRound}, without waiting: 0 if nothing is ready. */
+    static native int reapRound(long ctx, long[] records);
 
+    /** The next chunk of the round: its size, 0 once the round is over. */
+    static native int nextChunk(long ctx, long[] records);
+
+    /** {@code wheeltimer_wake()}, from any thread: ends {@link #waitRound}, or the next one. */
     static native int wake(long ctx);
 
     static native int advance(long ctx, long time, int flags, long[] out);

@@ -8,8 +8,7 @@ package org.wheeltimer;
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * A {@link Timeout} of a {@link WheelTimer}, one-shot or periodic.
@@ -21,10 +20,11 @@ import java.lang.invoke.VarHandle;
  * and by {@link #cancel()}: exactly one of them wins. So a one-shot task
  * runs once, or {@code cancel()} returned {@code true}, never both and
  * never neither (unless the timer was {@linkplain WheelTimer#stop()
- * stopped} first, which returns it unprocessed). A periodic task starts no
- * run after {@code cancel()} has returned {@code true}; a run already under
- * way when it is called finishes. The engine's record of a timeout that
- * fired but was not yet read is withdrawn by the cancel, never delivered.
+ * stopped} first, which cancels it by the same compare-and-set and returns
+ * it). A periodic task starts no run after {@code cancel()} has returned
+ * {@code true}; a run already under way when it is called finishes. The
+ * engine's record of a timeout that fired but was not yet read is
+ * withdrawn by the cancel, never delivered.
  *
  * <p>Netty's {@code HashedWheelTimer} 4.1.48 happens to decide the same way
  * inside (a compare-and-set on its timeout), but its {@code Timeout}
@@ -32,64 +32,50 @@ import java.lang.invoke.VarHandle;
  * only means that the timeout is removed at the worker's next tick. Here it
  * is the contract, and the engine's resources are released at the worker's
  * next wake-up (which the cancel does not force: see {@link WheelTimer}).
+ *
+ * <h2>Size</h2>
+ *
+ * A one-shot timeout without slack, what {@code newTimeout()} makes, holds
+ * only what every timeout needs: 48 bytes with compressed references
+ * (Netty's {@code HashedWheelTimeout}: 56). Slack, a period and the counts
+ * of a periodic timeout live in a subclass that only such timeouts pay for.
  */
-public final class WheelTimeout implements Timeout {
-    /* The states; a periodic timeout goes INIT -> RUNNING -> INIT for each run. */
+public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeout {
+    /*
+     * The state: a phase in the low bits and TAKEN. A periodic timeout goes
+     * INIT -> RUNNING -> INIT for each run. TAKEN is set once, by the worker,
+     * when it hands the timeout to the engine; from then on a cancel() must
+     * tell the worker (it pushes the timeout again), before it need not
+     * (the worker skips a cancelled timeout it takes).
+     */
     static final int ST_INIT = 0;
     static final int ST_RUNNING = 1;
     static final int ST_CANCELLED = 2;
     static final int ST_EXPIRED = 3;
+    static final int PHASE = 3;
+    static final int TAKEN = 4;
 
-    private static final VarHandle STATE;
-    private static final VarHandle CLAIMED;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            STATE = l.findVarHandle(WheelTimeout.class, "state", int.class);
-            CLAIMED = l.findVarHandle(WheelTimeout.class, "claimed", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /* A field updater, not a VarHandle: a third of the cost before the JIT has compiled it. */
+    private static final AtomicIntegerFieldUpdater<WheelTimeout> STATE =
+            AtomicIntegerFieldUpdater.newUpdater(WheelTimeout.class, "state");
 
     private final WheelTimer timer;
     private final TimerTask task;
     /** The first deadline, absolute in ns on the timer's clock. */
     final long deadline;
-    /** The period in ns, 0 for a one-shot timeout. */
-    final long period;
-    /** The slack in ns. */
-    final long slack;
-    /** 0, {@link Native#FIXED_RATE} or {@link Native#FIXED_DELAY}. */
-    final int mode;
-
     private volatile int state;
-    /** Set by whoever owns this timeout once the timer is stopped (see WheelTimer). */
-    @SuppressWarnings("unused")
-    private volatile boolean claimed;
-
-    /* Links of the timer's two hand-over stacks, written before publication. */
-    WheelTimeout nextAdd;
-    WheelTimeout nextCancel;
-
-    /* The worker's alone: the library's handle (0: none) and the slot (the cookie). */
+    /** The link of the timer's hand-over stack; written before each push. */
+    WheelTimeout next;
+    /**
+     * The worker's: the library's handle, 0 until the engine has the
+     * timeout. Its low half is its index in the worker's table.
+     */
     long handle;
-    int slot = -1;
 
-    /* Runs and overruns of a periodic timeout; the worker writes them. */
-    private volatile long runs;
-    private volatile long overruns;
-    private volatile long lastOverruns;
-
-    WheelTimeout(WheelTimer timer, TimerTask task, long deadline, long period,
-                 long slack, int mode) {
+    WheelTimeout(WheelTimer timer, TimerTask task, long deadline) {
         this.timer = timer;
         this.task = task;
         this.deadline = deadline;
-        this.period = period;
-        this.slack = slack;
-        this.mode = mode;
     }
 
     @Override
@@ -109,12 +95,12 @@ public final class WheelTimeout implements Timeout {
      */
     @Override
     public boolean isExpired() {
-        return state == ST_EXPIRED;
+        return (state & PHASE) == ST_EXPIRED;
     }
 
     @Override
     public boolean isCancelled() {
-        return state == ST_CANCELLED;
+        return (state & PHASE) == ST_CANCELLED;
     }
 
     /**
@@ -128,11 +114,12 @@ public final class WheelTimeout implements Timeout {
     public boolean cancel() {
         for (;;) {
             int s = state;
-            if (s != ST_INIT && s != ST_RUNNING) {
+            int phase = s & PHASE;
+            if (phase != ST_INIT && phase != ST_RUNNING) {
                 return false;
             }
-            if (STATE.compareAndSet(this, s, ST_CANCELLED)) {
-                timer.cancelled(this);
+            if (STATE.compareAndSet(this, s, ST_CANCELLED | (s & TAKEN))) {
+                timer.cancelled(this, (s & TAKEN) != 0);
                 return true;
             }
         }
@@ -140,12 +127,12 @@ public final class WheelTimeout implements Timeout {
 
     /** Whether this timeout repeats (FIXED_RATE or FIXED_DELAY). */
     public boolean isPeriodic() {
-        return period != 0;
+        return false;
     }
 
-    /** How many times the task has started. */
+    /** How many times the task has started (periodic timeouts; 0 for others). */
     public long runs() {
-        return runs;
+        return 0;
     }
 
     /**
@@ -154,7 +141,7 @@ public final class WheelTimeout implements Timeout {
      * made up for). 0 for other timeouts.
      */
     public long overruns() {
-        return overruns;
+        return 0;
     }
 
     /**
@@ -163,7 +150,7 @@ public final class WheelTimeout implements Timeout {
      * how many beats it missed. 0 for other timeouts.
      */
     public long lastOverruns() {
-        return lastOverruns;
+        return 0;
     }
 
     /** The first deadline, in ns on the timer's clock (see {@link WheelTimer#nanoTime()}). */
@@ -173,42 +160,50 @@ public final class WheelTimeout implements Timeout {
 
     /* The worker's transitions. */
 
-    /** One-shot: INIT -> EXPIRED. True if the task is to run now. */
-    boolean expire() {
-        return STATE.compareAndSet(this, ST_INIT, ST_EXPIRED);
+    int state() {
+        return state;
     }
 
-    /** Periodic: INIT -> RUNNING, counting the run. True if the task is to run now. */
-    boolean startRun(long newOverruns) {
-        if (!STATE.compareAndSet(this, ST_INIT, ST_RUNNING)) {
-            return false;
-        }
-        runs = runs + 1;
-        lastOverruns = newOverruns;
-        overruns = overruns + newOverruns;
-        return true;
+    /** INIT -> INIT | TAKEN: the worker hands it to the engine. False if it was cancelled. */
+    final boolean take() {
+        return STATE.compareAndSet(this, ST_INIT, ST_INIT | TAKEN);
+    }
+
+    /** One-shot: INIT -> EXPIRED. True if the task is to run now. */
+    final boolean expire() {
+        return STATE.compareAndSet(this, ST_INIT | TAKEN, ST_EXPIRED | TAKEN);
+    }
+
+    /** The engine refused it: INIT -> CANCELLED. True if it was not cancelled already. */
+    final boolean refuse() {
+        return STATE.compareAndSet(this, ST_INIT | TAKEN, ST_CANCELLED | TAKEN);
+    }
+
+    /**
+     * The timer stops, or refuses it to a newTimeout() that raced stop():
+     * INIT -> CANCELLED, as {@link #cancel()} but without telling the worker,
+     * which is ending. True if it was pending (and not running).
+     */
+    final boolean cancelOnStop() {
+        int s = state;
+        return (s & PHASE) == ST_INIT && STATE.compareAndSet(this, s, ST_CANCELLED | (s & TAKEN));
+    }
+
+    /** Periodic: INIT -> RUNNING. True if the task is to run now. */
+    final boolean startRunning() {
+        return STATE.compareAndSet(this, ST_INIT | TAKEN, ST_RUNNING | TAKEN);
     }
 
     /**
      * Periodic, after a run: RUNNING -> INIT, or EXPIRED if it was the last
      * one. False if it was cancelled during the run.
      */
-    boolean endRun(boolean last) {
-        return STATE.compareAndSet(this, ST_RUNNING, last ? ST_EXPIRED : ST_INIT);
+    final boolean endRunning(boolean last) {
+        return STATE.compareAndSet(this, ST_RUNNING | TAKEN, (last ? ST_EXPIRED : ST_INIT) | TAKEN);
     }
 
-    /** The engine refused it: INIT -> CANCELLED. True if it was not cancelled already. */
-    boolean refuse() {
-        return STATE.compareAndSet(this, ST_INIT, ST_CANCELLED);
-    }
-
-    int state() {
-        return state;
-    }
-
-    /** Once the timer is stopped: true for the one caller that gets this timeout. */
-    boolean claim() {
-        return CLAIMED.compareAndSet(this, false, true);
+    /** What describes the timeout beyond its deadline, for {@link #toString()}. */
+    void describe(StringBuilder b) {
     }
 
     @Override
@@ -222,10 +217,7 @@ public final class WheelTimeout implements Timeout {
         } else {
             b.append("now");
         }
-        if (period != 0) {
-            b.append(mode == Native.FIXED_RATE ? ", fixed rate " : ", fixed delay ")
-                    .append(period).append(" ns, runs: ").append(runs);
-        }
+        describe(b);
         if (isCancelled()) {
             b.append(", cancelled");
         } else if (isExpired()) {

@@ -9,8 +9,6 @@ import io.netty.util.Timeout;
 import io.netty.util.Timer;
 import io.netty.util.TimerTask;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.util.Collections;
 import java.util.Locale;
@@ -27,7 +25,9 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * A {@link Timer} whose timeouts live in libwheeltimer: in the kernel's
@@ -63,9 +63,12 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * A libwheeltimer context may be used by one thread at a time, and only the
  * worker uses it, but for {@code wheeltimer_wake()}. {@code newTimeout()}
- * and {@code cancel()} may be called from any thread: they push the timeout
- * onto one of two lock-free stacks (one compare-and-set each), which the
- * worker takes whole and hands to the library in one batch, cancels first.
+ * and {@code cancel()} may be called from any thread. {@code newTimeout()}
+ * pushes the timeout onto a lock-free stack (one compare-and-set), which
+ * the worker takes whole and hands to the library in one batch, cancels
+ * first; {@code cancel()} is a compare-and-set on the timeout, and pushes
+ * it again only if the worker had handed it to the engine (one cancelled
+ * before that never reaches the engine).
  * {@code newTimeout()} wakes the worker ({@code wheeltimer_wake()}) only if
  * the worker is asleep (at most one call per sleep, whatever the number of
  * callers), and not even then if the worker is lingering: after a round
@@ -137,22 +140,17 @@ public final class WheelTimer implements Timer {
     private static final Cleaner CLEANER = Cleaner.create();
     private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
 
-    private static final VarHandle WORKER_STATE;
-    private static final VarHandle ADD_HEAD;
-    private static final VarHandle CANCEL_HEAD;
-    private static final VarHandle SLEEPING;
-
-    static {
-        try {
-            MethodHandles.Lookup l = MethodHandles.lookup();
-            WORKER_STATE = l.findVarHandle(WheelTimer.class, "workerState", int.class);
-            ADD_HEAD = l.findVarHandle(WheelTimer.class, "addHead", WheelTimeout.class);
-            CANCEL_HEAD = l.findVarHandle(WheelTimer.class, "cancelHead", WheelTimeout.class);
-            SLEEPING = l.findVarHandle(WheelTimer.class, "sleeping", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+    /*
+     * Field updaters, not VarHandles: before the JIT has compiled them, a
+     * third of the cost (about 240 ns against 800 for a compare-and-set),
+     * which a fresh JVM's first burst pays on every call.
+     */
+    private static final AtomicIntegerFieldUpdater<WheelTimer> WORKER_STATE =
+            AtomicIntegerFieldUpdater.newUpdater(WheelTimer.class, "workerState");
+    private static final AtomicReferenceFieldUpdater<WheelTimer, WheelTimeout> HEAD =
+            AtomicReferenceFieldUpdater.newUpdater(WheelTimer.class, WheelTimeout.class, "head");
+    private static final AtomicIntegerFieldUpdater<WheelTimer> SLEEPING =
+            AtomicIntegerFieldUpdater.newUpdater(WheelTimer.class, "sleeping");
 
     /* What the timer was opened with. */
     final long ctx;
@@ -175,16 +173,16 @@ public final class WheelTimer implements Timer {
 
     @SuppressWarnings("unused")
     private volatile int workerState;
-    /* The hand-over stacks: newest first; the worker takes each whole. */
-    @SuppressWarnings("unused")
-    private volatile WheelTimeout addHead;
-    @SuppressWarnings("unused")
-    private volatile WheelTimeout cancelHead;
+    /**
+     * The hand-over stack, newest first, which the worker takes whole: each
+     * new timeout, and each cancelled one that the worker had handed to the
+     * engine.
+     */
+    private volatile WheelTimeout head;
     /** Other commands for the worker: advance(), stats(). */
     final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
-    /** The worker is (about to be) asleep in Native.waitRecords(): a producer must wake it. */
-    @SuppressWarnings("unused")
-    private volatile boolean sleeping;
+    /** 1 while the worker is (about to be) asleep in Native.waitRound(): a producer must wake it. */
+    private volatile int sleeping;
     /** While the worker sleeps: 0, or the time (System.nanoTime()) by which it wakes. */
     private volatile long wakeBy;
     /** Threads inside wakeWorker(); the native side is closed only when none is. */
@@ -234,20 +232,31 @@ public final class WheelTimer implements Timer {
     }
 
     /**
-     * As {@code HashedWheelTimer}'s constructor of the same arguments.
+     * As {@code HashedWheelTimer}'s constructor of the same arguments, which
+     * refuses the same out-of-range arguments with the same exception.
      *
      * @param threadFactory      makes the worker thread
-     * @param tickDuration       the wheel's resolution (clamped to 1 us .. 1 hour):
-     *                           a task runs at most about this late
+     * @param tickDuration       the wheel's resolution: a task runs at most
+     *                           about this late. It must be positive and at
+     *                           most 1 hour (the engine's coarsest tick); one
+     *                           below 1 us is raised to 1 us, with a warning
+     *                           logged, as Netty raises one below 1 ms
      * @param unit               the unit of {@code tickDuration}
-     * @param ticksPerWheel      checked as Netty does (1 .. 2^30), otherwise
-     *                           unused: the wheel's geometry is the engine's
+     * @param ticksPerWheel      1 .. 2^30, as Netty's; otherwise unused (the
+     *                           wheel's geometry is the engine's), but, as
+     *                           Netty's, the tick in ns times this number
+     *                           rounded up to a power of two must stay below
+     *                           {@link Long#MAX_VALUE}
      * @param leakDetection      unused: a timer that becomes unreachable before
      *                           its worker started releases its native side by
      *                           itself; one whose worker runs must be stopped
      * @param maxPendingTimeouts the most pending timeouts; 0 or negative for
-     *                           the engine's default limit (see above)
-     * @throws WheelTimerException if the engine cannot be opened
+     *                           the engine's default limit (see above); at
+     *                           most the engine's {@code max_pending_limit}
+     *                           (2^24 unless the module says otherwise)
+     * @throws NullPointerException     if {@code threadFactory} or {@code unit} is null
+     * @throws IllegalArgumentException if an argument is out of the ranges above
+     * @throws WheelTimerException      if the engine cannot be opened
      */
     public WheelTimer(ThreadFactory threadFactory, long tickDuration, TimeUnit unit,
                       int ticksPerWheel, boolean leakDetection, long maxPendingTimeouts) {
@@ -256,6 +265,7 @@ public final class WheelTimer implements Timer {
                      .maxPendingTimeouts(maxPendingTimeouts));
     }
 
+    /** Netty's checks of the tick and the wheel; returns the tick in ns. */
     private static long checkTick(long tickDuration, TimeUnit unit, int ticksPerWheel) {
         Objects.requireNonNull(unit, "unit");
         if (tickDuration <= 0) {
@@ -264,8 +274,36 @@ public final class WheelTimer implements Timer {
         if (ticksPerWheel <= 0 || ticksPerWheel > 1 << 30) {
             throw new IllegalArgumentException("ticksPerWheel must be in 1 .. 2^30: " + ticksPerWheel);
         }
+        // Netty's wheel has ticksPerWheel rounded up to a power of two.
+        long wheel = Long.highestOneBit(ticksPerWheel);
+        if (wheel < ticksPerWheel) {
+            wheel <<= 1;
+        }
         long nanos = unit.toNanos(tickDuration);
-        return Math.min(Math.max(nanos, MIN_RESOLUTION_NANOS), MAX_RESOLUTION_NANOS);
+        if (nanos >= Long.MAX_VALUE / wheel) {
+            throw new IllegalArgumentException("tickDuration: " + tickDuration + " " + unit
+                    + " (expected: 0 < tickDuration in nanos < " + Long.MAX_VALUE / wheel
+                    + " with " + ticksPerWheel + " ticks per wheel)");
+        }
+        return nanos;
+    }
+
+    /**
+     * The one rule of every entry point: {@code nanos} must be positive and
+     * at most {@link #MAX_RESOLUTION_NANOS}; below {@link #MIN_RESOLUTION_NANOS}
+     * it is raised to it, with a warning, as Netty raises a tick below 1 ms.
+     */
+    static long checkResolution(long nanos) {
+        if (nanos <= 0 || nanos > MAX_RESOLUTION_NANOS) {
+            throw new IllegalArgumentException("the resolution (tick duration) must be above 0 and"
+                    + " at most 1 hour: " + nanos + " ns");
+        }
+        if (nanos < MIN_RESOLUTION_NANOS) {
+            LOG.log(System.Logger.Level.WARNING, "Configured resolution {0} ns is below {1} ns,"
+                    + " using {1} ns.", nanos, MIN_RESOLUTION_NANOS);
+            return MIN_RESOLUTION_NANOS;
+        }
+        return nanos;
     }
 
     private WheelTimer(Builder b) {
@@ -287,7 +325,14 @@ public final class WheelTimer implements Timer {
             if (-err == Native.EPERM) {
                 what += " (above the module's max_pending without CAP_SYS_RESOURCE?)";
             }
-            throw Native.error(what, err);
+            WheelTimerException e = Native.error(what, err);
+            // Every other parameter is checked above: the limit is out of range.
+            if (-err == Native.EINVAL && b.maxPending > 0) {
+                throw new IllegalArgumentException("maxPendingTimeouts " + b.maxPending
+                        + " is above the " + want.name().toLowerCase(Locale.ROOT)
+                        + " engine's limit", e);
+            }
+            throw e;
         }
         ctx = c;
         closer = new NativeCloser(c);
@@ -359,17 +404,23 @@ public final class WheelTimer implements Timer {
             return this;
         }
 
-        /** The wheel's resolution, 1 us to 1 hour (default 1 ms). */
+        /**
+         * The wheel's resolution (default 1 ms): above 0 and at most 1 hour;
+         * one below 1 us is raised to 1 us, with a warning logged.
+         *
+         * @throws IllegalArgumentException if it is 0 or less, or above 1 hour
+         */
         public Builder resolution(long duration, TimeUnit unit) {
-            long nanos = unit.toNanos(duration);
-            if (nanos < MIN_RESOLUTION_NANOS || nanos > MAX_RESOLUTION_NANOS) {
-                throw new IllegalArgumentException("resolution must be 1 us .. 1 hour: " + nanos + " ns");
-            }
-            this.resolution = nanos;
+            this.resolution = checkResolution(unit.toNanos(duration));
             return this;
         }
 
-        /** As Netty's {@code maxPendingTimeouts}; 0 or negative: the engine's default limit. */
+        /**
+         * As Netty's {@code maxPendingTimeouts}; 0 or negative: the engine's
+         * default limit. {@link #build()} refuses one above the engine's
+         * {@code max_pending_limit} (2^24 unless the module says otherwise)
+         * with {@link IllegalArgumentException}.
+         */
         public Builder maxPendingTimeouts(long max) {
             this.maxPending = max;
             return this;
@@ -394,7 +445,13 @@ public final class WheelTimer implements Timer {
             return this;
         }
 
-        /** Opens the timer. @throws WheelTimerException if the engine cannot be opened */
+        /**
+         * Opens the timer.
+         *
+         * @throws IllegalArgumentException if {@code maxPendingTimeouts} is above
+         *                                  the engine's limit
+         * @throws WheelTimerException      if the engine cannot be opened
+         */
         public WheelTimer build() {
             return new WheelTimer(this);
         }
@@ -406,7 +463,7 @@ public final class WheelTimer implements Timer {
      * @throws IllegalStateException if the timer has been stopped
      */
     public void start() {
-        switch ((int) WORKER_STATE.getVolatile(this)) {
+        switch (workerState) {
         case WORKER_INIT:
             if (WORKER_STATE.compareAndSet(this, WORKER_INIT, WORKER_STARTED)) {
                 startWorker();
@@ -444,7 +501,13 @@ public final class WheelTimer implements Timer {
      */
     @Override
     public WheelTimeout newTimeout(TimerTask task, long delay, TimeUnit unit) {
-        return schedule(task, delay, 0, 0, 0, unit);
+        // The deadline counts from the call, not from whatever start() costs.
+        long now = nanoTime();
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(unit, "unit");
+        long deadline = deadlineAfter(now, unit.toNanos(delay));
+        admit();
+        return hand(new WheelTimeout(this, task, deadline));
     }
 
     /**
@@ -510,7 +573,6 @@ public final class WheelTimer implements Timer {
 
     private WheelTimeout schedule(TimerTask task, long delay, long period, long slack, int mode,
                                   TimeUnit unit) {
-        // The deadline counts from the call, not from whatever start() costs.
         long now = nanoTime();
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
@@ -525,7 +587,21 @@ public final class WheelTimer implements Timer {
         if (mode != 0 && (features & Native.FEATURE_PERIODIC) == 0) {
             throw new UnsupportedOperationException("the " + engine + " engine has no periodic timeouts");
         }
+        long deadline = deadlineAfter(now, unit.toNanos(delay));
+        admit();
+        if (slackNanos == 0 && mode == 0) {
+            return hand(new WheelTimeout(this, task, deadline));
+        }
+        return hand(new SlackOrPeriodicTimeout(this, task, deadline, slackNanos, periodNanos, mode));
+    }
 
+    /**
+     * Counts a new timeout against the limit and starts the worker.
+     *
+     * @throws RejectedExecutionException at the limit
+     * @throws IllegalStateException      once stopped
+     */
+    private void admit() {
         long count = pending.incrementAndGet();
         if (count > maxPending) {
             pending.decrementAndGet();
@@ -533,25 +609,28 @@ public final class WheelTimer implements Timer {
                     + ") is greater than or equal to maximum allowed pending timeouts ("
                     + maxPending + ")");
         }
-        try {
-            start();
-        } catch (IllegalStateException e) {
-            pending.decrementAndGet();
-            throw e;
+        if (workerState != WORKER_STARTED) {
+            try {
+                start();
+            } catch (IllegalStateException e) {
+                pending.decrementAndGet();
+                throw e;
+            }
         }
+    }
 
-        WheelTimeout t = new WheelTimeout(this, task, deadlineAfter(now, unit.toNanos(delay)),
-                                          periodNanos, slackNanos, mode);
-        push(ADD_HEAD, t, true);
-        // stop() may have taken the stacks for the last time just before the
-        // push: then whoever claims the timeout first owns it.
-        if (workerState == WORKER_SHUTDOWN && t.claim()) {
+    /** Pushes a new timeout for the worker, and wakes it if it must be. */
+    private WheelTimeout hand(WheelTimeout t) {
+        push(t);
+        // stop() may have taken the stack for the last time just before the
+        // push: then whoever cancels the timeout first owns it.
+        if (workerState == WORKER_SHUTDOWN && t.cancelOnStop()) {
             pending.decrementAndGet();
             throw new IllegalStateException("cannot be started once stopped");
         }
         // A worker that lingers after a busy round wakes by wakeBy anyway,
         // and takes the timeout then, well before its deadline.
-        if (sleeping) {
+        if (sleeping != 0) {
             long by = wakeBy;
             if (by == 0 || virtualClock || t.deadline - by < DEFER_MARGIN_NANOS) {
                 wakeWorker();
@@ -569,48 +648,36 @@ public final class WheelTimer implements Timer {
         return Math.max(0, Math.min(d, lastDeadline));
     }
 
-    /** From WheelTimeout.cancel(): hand the cancel to the worker, then count it. */
-    void cancelled(WheelTimeout t) {
-        push(CANCEL_HEAD, t, false);
+    /**
+     * From WheelTimeout.cancel(): hand the cancel to the worker if the
+     * engine has the timeout ({@code taken}; else the worker drops it when
+     * it takes it), then uncount it.
+     */
+    void cancelled(WheelTimeout t, boolean taken) {
+        if (taken) {
+            push(t);
+        }
         pending.decrementAndGet();
     }
 
-    private void push(VarHandle head, WheelTimeout t, boolean add) {
+    private void push(WheelTimeout t) {
         for (;;) {
-            WheelTimeout h = (WheelTimeout) head.getVolatile(this);
-            if (add) {
-                t.nextAdd = h;
-            } else {
-                t.nextCancel = h;
-            }
-            if (head.compareAndSet(this, h, t)) {
+            WheelTimeout h = head;
+            t.next = h;
+            if (HEAD.compareAndSet(this, h, t)) {
                 return;
             }
         }
     }
 
-    /** The worker's: the adds, oldest first. */
-    WheelTimeout takeAdds() {
-        WheelTimeout h = (WheelTimeout) ADD_HEAD.getAndSet(this, (WheelTimeout) null);
-        WheelTimeout prev = null;
-        while (h != null) {
-            WheelTimeout next = h.nextAdd;
-            h.nextAdd = prev;
-            prev = h;
-            h = next;
-        }
-        return prev;
-    }
-
-    /** The worker's: the cancels (order does not matter). */
-    WheelTimeout takeCancels() {
-        return (WheelTimeout) CANCEL_HEAD.getAndSet(this, (WheelTimeout) null);
+    /** The worker's: everything pushed, newest first. */
+    WheelTimeout takePushed() {
+        return head == null ? null : HEAD.getAndSet(this, null);
     }
 
     /** The worker's: whether anything waits for it. */
     boolean hasWork() {
-        return addHead != null || cancelHead != null || !commands.isEmpty()
-                || workerState == WORKER_SHUTDOWN;
+        return head != null || !commands.isEmpty() || workerState == WORKER_SHUTDOWN;
     }
 
     /**
@@ -620,17 +687,17 @@ public final class WheelTimer implements Timer {
      */
     void setSleeping(long by) {
         wakeBy = by;
-        sleeping = true;
+        sleeping = 1;
     }
 
     /** The worker's, when it wakes. */
     void setAwake() {
-        sleeping = false;
+        sleeping = 0;
     }
 
     /** Wakes the worker if it is asleep; at most one wheeltimer_wake() per sleep. */
     void wakeWorker() {
-        if (sleeping && SLEEPING.compareAndSet(this, true, false)) {
+        if (sleeping != 0 && SLEEPING.compareAndSet(this, 1, 0)) {
             signal();
         }
     }
@@ -678,11 +745,17 @@ public final class WheelTimer implements Timer {
     }
 
     /**
-     * Stops the worker and releases the engine, cancelling every timeout it
-     * holds, and returns the timeouts that neither ran nor were cancelled
-     * (their state stays as it was: neither expired nor cancelled), as
-     * {@code HashedWheelTimer.stop()} does. A task running when it is
-     * called finishes first. Later calls return an empty set.
+     * Stops the worker and releases the engine, cancels every timeout still
+     * pending, and returns those it cancelled (each {@link
+     * Timeout#isCancelled()}), as {@link Timer#stop()} says and Netty's
+     * {@code HashedWheelTimer} does since 4.1.111 (4.1.48's returned them
+     * uncancelled). Each is cancelled by the same compare-and-set as
+     * {@link WheelTimeout#cancel()}, so it is exact: a one-shot timeout
+     * either ran (or is running) and is not returned, or is returned and
+     * never runs, also when stop() races its expiry; one that a caller
+     * cancelled first is not returned. A periodic timeout between two runs
+     * is returned: what stop() cancels is its next run. A task running when
+     * stop() is called finishes first. Later calls return an empty set.
      *
      * @throws IllegalStateException if called from a task
      */
@@ -693,7 +766,7 @@ public final class WheelTimer implements Timer {
                     "WheelTimer.stop() cannot be called from " + TimerTask.class.getSimpleName());
         }
         if (!WORKER_STATE.compareAndSet(this, WORKER_STARTED, WORKER_SHUTDOWN)) {
-            int was = (int) WORKER_STATE.getAndSet(this, WORKER_SHUTDOWN);
+            int was = WORKER_STATE.getAndSet(this, WORKER_SHUTDOWN);
             if (was == WORKER_INIT) {
                 cleanable.clean();
             }
@@ -787,7 +860,12 @@ public final class WheelTimer implements Timer {
         return onWorker(() -> worker.advance(nanos));
     }
 
-    /** The engine's counters and the worker's, read by the worker. */
+    /**
+     * The engine's counters and the worker's, read by the worker. Called from
+     * another thread, it first hands what was scheduled and cancelled to the
+     * engine, so that the engine's counters include it; called from a task,
+     * it reads them as the round that runs the task found them.
+     */
     public WheelTimerStats stats() {
         if (isWorkerThread()) {
             return worker.stats();

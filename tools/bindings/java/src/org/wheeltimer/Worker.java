@@ -9,8 +9,7 @@ import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 
 import java.lang.System.Logger.Level;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.Set;
@@ -19,32 +18,45 @@ import java.util.concurrent.FutureTask;
 /**
  * The only thread that calls libwheeltimer for its timer, as the library
  * requires. Each round it runs the queued commands ({@code advance()},
- * {@code stats()}), takes the timer's two hand-over stacks and queues their
- * cancels, then their adds, with the library (one JNI call per 1024
+ * {@code stats()}), takes the timer's hand-over stack whole and queues its
+ * cancels, then its adds, with the library (one JNI call per 1024
  * operations, no system call), then waits in the library's
- * {@code wheeltimer_wait()}, which submits them in one batch, reaps what is
- * ready or else sleeps until something is due or another thread ends the
- * wait with {@code wheeltimer_wake()}, and runs the tasks of what fired.
+ * {@code wheeltimer_wait()}, which submits them in one batch, and reaps
+ * what is ready or else sleeps until something is due or another thread
+ * ends the wait with {@code wheeltimer_wake()}; then it runs the tasks of
+ * what fired, in deadline order, chunk by chunk.
  *
- * <p>Each timeout in the engine has a slot here, whose index is its
- * cookie: a record leads back to its timeout in O(1). A slot is freed when
- * the timeout's final record is read or its cancel is queued; the library
- * promises that no record of a cancelled handle is read afterwards.
+ * <p>A timeout in the engine is found by its handle's index (the library's
+ * handle is an index into its table of handles, dense and reused most
+ * recently freed first, plus a generation): {@link #byIndex} holds it, and
+ * it holds its whole handle, which a record must match. An entry is
+ * cleared when the timeout's cancel is queued (the library releases the
+ * handle then) or its final record is read (the library released it when
+ * it reaped the record). No operation is queued while a round's records
+ * are being run, so an index cannot be reused under a record not yet run.
  */
 final class Worker implements Runnable {
     private final WheelTimer timer;
     private final long ctx;
-    private final ByteBuffer ops;
-    private final ByteBuffer events;
-    private final int opsMax;
-    private final WheelTimeout[] opOwner;
-    private final long[] scratch = new long[2];
-    private final Ready ready = new Ready();
 
-    private WheelTimeout[] slots = new WheelTimeout[256];
-    private int[] free = new int[256];
-    private int freeTop;
-    private int nextSlot;
+    /* One apply()'s operations, their outcomes, and the timeout of each add. */
+    private final long[] ops;
+    private final long[] results;
+    private final WheelTimeout[] opOwner;
+    private final int opsMax;
+    private int opWords;
+    private int opCount;
+
+    /* A chunk of a round's records (Native.REC_WORDS each). */
+    private final long[] records;
+    private final long[] scratch = new long[2];
+
+    /** The timeouts the engine holds, by their handle's index. */
+    private WheelTimeout[] byIndex = new WheelTimeout[1024];
+    /** During handOver(): the adds taken from the stack, oldest first. */
+    private WheelTimeout adds;
+    /** A round's records are being run: nothing may be queued (see above). */
+    private boolean inRound;
 
     private final Set<Timeout> unprocessed = new HashSet<>();
 
@@ -61,10 +73,11 @@ final class Worker implements Runnable {
     Worker(WheelTimer timer) {
         this.timer = timer;
         this.ctx = timer.ctx;
-        this.ops = Native.opsBuffer(ctx).order(ByteOrder.nativeOrder());
-        this.events = Native.eventsBuffer(ctx).order(ByteOrder.nativeOrder());
+        this.ops = new long[Native.opsWords()];
         this.opsMax = Native.opsMax();
+        this.results = new long[opsMax];
         this.opOwner = new WheelTimeout[opsMax];
+        this.records = new long[Native.chunkRecords() * Native.REC_WORDS];
     }
 
     @Override
@@ -84,7 +97,7 @@ final class Worker implements Runnable {
     private void loop() {
         boolean busy = false;
         // A stop() ends the loop at the next round, even with more due:
-        // what has not run yet is returned unprocessed, as Netty's does.
+        // what has not run yet is returned, cancelled, as Netty's does.
         while (timer.workerState() != WheelTimer.WORKER_SHUTDOWN) {
             busy |= handOver() > 0;
             runCommands();
@@ -104,10 +117,10 @@ final class Worker implements Runnable {
                 busy = false;
                 wakeups++;
             }
-            int n = Native.waitRecords(ctx, timeout);
+            int n = Native.waitRound(ctx, timeout, records);
             timer.setAwake();
             if (n == -Native.EINTR) {
-                // A producer's wake (or a signal): its push is on a stack.
+                // A producer's wake (or a signal): its push is on the stack.
                 continue;
             }
             if (n < 0) {
@@ -127,163 +140,237 @@ final class Worker implements Runnable {
     }
 
     /**
-     * Hands the pushed cancels, then the pushed adds, to the library.
-     * Returns the number of adds queued.
+     * Hands what was pushed to the library: the cancels of timeouts the
+     * engine holds, then the adds, oldest first. A timeout cancelled
+     * before the worker took it is dropped here: the engine never hears of
+     * it. Returns the number of adds queued.
+     *
+     * <p>Each loop's body is a method of its own, here and in dispatch():
+     * a fresh JVM compiles a method after a few hundred calls, but a loop
+     * inside one only after tens of thousands of turns, and runs it
+     * interpreted until then (most of a first burst of 100 000 timeouts).
      */
     private int handOver() {
-        WheelTimeout adds = timer.takeAdds();
-        WheelTimeout cancels = timer.takeCancels();
-        int n = 0;
+        for (WheelTimeout t = timer.takePushed(); t != null; ) {
+            t = sortPushed(t);
+        }
         int total = 0;
-
-        while (cancels != null) {
-            WheelTimeout c = cancels;
-            cancels = c.nextCancel;
-            c.nextCancel = null;
-            // No handle: its add is in this batch or a later one, and is
-            // skipped there, or it was released when it fired.
-            if (c.handle != 0) {
-                n = put(n, Native.CANCEL, 0, c.handle, 0, 0, 0, c);
-                release(c);
-            }
+        for (WheelTimeout a = adds; a != null; ) {
+            WheelTimeout next = a.next;
+            total += addTaken(a);
+            a = next;
         }
-        while (adds != null) {
-            WheelTimeout a = adds;
-            adds = a.nextAdd;
-            a.nextAdd = null;
-            // The claim settles a race with stop() (see WheelTimer.schedule).
-            if (!a.claim() || a.state() != WheelTimeout.ST_INIT) {
-                continue;
-            }
-            int slot = allocate(a);
-            if (a.period == 0) {
-                n = put(n, Native.ADD, Native.ABSTIME, a.deadline, 0, a.slack, slot, a);
-            } else {
-                n = put(n, Native.ADD_PERIODIC, Native.ABSTIME | a.mode, a.deadline,
-                        a.period, a.slack, slot, a);
-            }
-            total++;
-        }
-        flush(n);
+        adds = null;
+        flush();
         return total;
-    }
-
-    private int put(int n, long kind, long flags, long arg, long period, long slack,
-                    long cookie, WheelTimeout owner) {
-        int off = n * Native.OP_WORDS * Long.BYTES;
-        ops.putLong(off + Native.OP_KIND * Long.BYTES, kind);
-        ops.putLong(off + Native.OP_FLAGS * Long.BYTES, flags);
-        ops.putLong(off + Native.OP_ARG * Long.BYTES, arg);
-        ops.putLong(off + Native.OP_PERIOD * Long.BYTES, period);
-        ops.putLong(off + Native.OP_SLACK * Long.BYTES, slack);
-        ops.putLong(off + Native.OP_COOKIE * Long.BYTES, cookie);
-        opOwner[n] = owner;
-        if (++n == opsMax) {
-            flush(n);
-            return 0;
-        }
-        return n;
-    }
-
-    /** Queues the first {@code n} operations with the library and reads their outcomes. */
-    private void flush(int n) {
-        if (n == 0) {
-            return;
-        }
-        int res = Native.apply(ctx, n);
-        if (res < 0) {
-            throw Native.error("apply", res);
-        }
-        for (int i = 0; i < n; i++) {
-            int off = i * Native.OP_WORDS * Long.BYTES;
-            long kind = ops.getLong(off + Native.OP_KIND * Long.BYTES);
-            long err = ops.getLong(off + Native.OP_RES * Long.BYTES);
-            WheelTimeout t = opOwner[i];
-            opOwner[i] = null;
-            if (kind == Native.CANCEL) {
-                if (err < 0) {
-                    WheelTimer.LOG.log(Level.ERROR, "wheeltimer_cancel: {0}",
-                                       Native.strerror((int) err));
-                }
-            } else if (err < 0) {
-                refuse(t, (int) err);
-            } else {
-                t.handle = ops.getLong(off + Native.OP_HANDLE * Long.BYTES);
-            }
-        }
-    }
-
-    /** Reaps until the engine has nothing ready, then runs what fired; returns the records. */
-    private int reapAll() {
-        int n = Native.reap(ctx);
-        if (n < 0) {
-            throw Native.error("wheeltimer_reap", n);
-        }
-        return runRound(n);
     }
 
     /**
-     * Runs one round: the {@code n} records in the events buffer (from a
-     * reap or a wait) and, if they filled it, those that more reaps find
-     * until the engine has nothing ready, in deadline order (see Ready).
-     * Returns the records read.
+     * One timeout of those pushed: a cancel is queued, an add kept for
+     * {@link #addTaken}, in {@link #adds}. Returns the next one.
+     */
+    private WheelTimeout sortPushed(WheelTimeout t) {
+        WheelTimeout next = t.next;
+        int s = t.state();
+        if ((s & WheelTimeout.TAKEN) != 0) {
+            // Pushed by cancel(): the engine has it, unless its last record came.
+            t.next = null;
+            queueCancel(t);
+        } else if (s == WheelTimeout.ST_INIT) {
+            // An add: relinked, oldest first. Nothing else writes the link
+            // before take() succeeds.
+            t.next = adds;
+            adds = t;
+        } else {
+            // Cancelled before it was taken (or refused to a newTimeout()
+            // that raced stop()).
+            t.next = null;
+        }
+        return next;
+    }
+
+    /** Takes an add for the engine and queues it; 1 if it was not cancelled meanwhile. */
+    private int addTaken(WheelTimeout a) {
+        a.next = null;
+        // From here cancel() pushes it, and the link is cancel()'s.
+        if (!a.take()) {
+            return 0;
+        }
+        queueAdd(a);
+        return 1;
+    }
+
+    private void queueAdd(WheelTimeout a) {
+        if (opWords + Native.OP_MAX_WORDS > ops.length || opCount == opsMax) {
+            flush();
+        }
+        int w = opWords;
+        long head = (long) Native.ABSTIME << Native.OP_FLAGS_SHIFT;
+        if (a instanceof SlackOrPeriodicTimeout p) {
+            if (p.period != 0) {
+                ops[w] = Native.OP_ADD_PERIODIC
+                         | (long) (Native.ABSTIME | p.mode) << Native.OP_FLAGS_SHIFT;
+                ops[w + 1] = p.deadline;
+                ops[w + 2] = p.period;
+                ops[w + 3] = p.slack;
+                opWords = w + 4;
+            } else {
+                ops[w] = Native.OP_ADD_SLACK | head;
+                ops[w + 1] = p.deadline;
+                ops[w + 2] = p.slack;
+                opWords = w + 3;
+            }
+        } else {
+            ops[w] = Native.OP_ADD | head;
+            ops[w + 1] = a.deadline;
+            opWords = w + 2;
+        }
+        opOwner[opCount++] = a;
+    }
+
+    /**
+     * Queues the cancel of {@code t} if the engine still holds it: not if
+     * its final record was read, its add failed, or it was never added.
+     */
+    private void queueCancel(WheelTimeout t) {
+        int i = (int) t.handle;
+        if (i <= 0 || i >= byIndex.length || byIndex[i] != t) {
+            return;
+        }
+        byIndex[i] = null;
+        if (opWords + Native.OP_MAX_WORDS > ops.length || opCount == opsMax) {
+            flush();
+        }
+        ops[opWords] = Native.OP_CANCEL;
+        ops[opWords + 1] = t.handle;
+        opWords += 2;
+        opOwner[opCount++] = null;
+    }
+
+    /** Queues the operations written with the library and files the adds' handles. */
+    private void flush() {
+        int n = opCount;
+        if (n == 0) {
+            return;
+        }
+        int res = Native.apply(ctx, ops, opWords, results);
+        if (res != n) {
+            throw Native.error("apply", res < 0 ? res : -Native.EINVAL);
+        }
+        for (int i = 0; i < n; i++) {
+            file(i);
+        }
+        opCount = 0;
+        opWords = 0;
+    }
+
+    /** The outcome of operation {@code i}: an add's handle goes in the table. */
+    private void file(int i) {
+        WheelTimeout t = opOwner[i];
+        long r = results[i];
+        int err = (int) (r >>> 32);
+        if (t == null) {
+            if (r != 0) {
+                WheelTimer.LOG.log(Level.ERROR, "wheeltimer_cancel: {0}", Native.strerror(err));
+            }
+            return;
+        }
+        opOwner[i] = null;
+        int index = (int) r;
+        if (index == 0) {
+            refuse(t, -err);
+            return;
+        }
+        if (index < 0 || index >= byIndex.length) {
+            grow(index);
+        }
+        byIndex[index] = t;
+        t.handle = r;
+    }
+
+    /** Room in the tables for {@code index}, an unsigned 32-bit index. */
+    private void grow(int index) {
+        long need = Integer.toUnsignedLong(index) + 1;
+        if (need > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException("a wheeltimer handle's index beyond any table: " + need);
+        }
+        int cap = (int) Math.max(need, Math.min((long) byIndex.length * 2, Integer.MAX_VALUE - 8));
+        byIndex = Arrays.copyOf(byIndex, cap);
+    }
+
+    /**
+     * Runs one round: the {@code n} records of its first chunk in the
+     * records array, then the next chunks, until the round is over.
+     * Returns the records run.
      */
     private int runRound(int n) {
-        int max = Native.eventsMax();
-        ready.read(events, n);
-        while (n == max) {
-            n = Native.reap(ctx);
-            if (n < 0) {
-                throw Native.error("wheeltimer_reap", n);
+        int total = 0;
+        inRound = true;
+        try {
+            while (n > 0) {
+                dispatch(n);
+                total += n;
+                n = Native.nextChunk(ctx, records);
             }
-            ready.read(events, n);
+        } finally {
+            inRound = false;
         }
-        int total = ready.count();
-        ready.sort();
-        for (int i = 0; i < total; i++) {
-            dispatch(i);
-        }
-        ready.clear();
         return total;
     }
 
-    private void dispatch(int i) {
-        long cookie = ready.cookie(i);
-        int flags = ready.flags(i);
-        WheelTimeout t = cookie >= 0 && cookie < nextSlot ? slots[(int) cookie] : null;
-        if (t == null || t.handle != ready.handle(i)) {
-            WheelTimer.LOG.log(Level.ERROR, "a wheeltimer record for no timeout (cookie {0})", cookie);
+    /** Runs the tasks of the first {@code n} records, in the order they came. */
+    private void dispatch(int n) {
+        long[] r = records;
+        for (int k = 0; k < n * Native.REC_WORDS; k += Native.REC_WORDS) {
+            dispatchOne(r, k);
+        }
+    }
+
+    /** Runs the task of the record at {@code r[k]}. */
+    private void dispatchOne(long[] r, int k) {
+        long handle = r[k + Native.REC_HANDLE];
+        long flagsRes = r[k + Native.REC_FLAGS_RES];
+        int i = (int) handle;
+        WheelTimeout t = i > 0 && i < byIndex.length ? byIndex[i] : null;
+        if (t == null || t.handle != handle) {
+            WheelTimer.LOG.log(Level.ERROR, "a wheeltimer record for no timeout (handle {0})",
+                               Long.toUnsignedString(handle, 16));
             return;
         }
+        int flags = (int) flagsRes;
         if ((flags & (Native.EV_ADD | Native.EV_MODIFY | Native.EV_CANCEL)) != 0) {
             // Only a failed add can come: this binding neither modifies nor asks for NOTIFY.
-            refuse(t, ready.res(i));
+            byIndex[i] = null;
+            refuse(t, (int) (flagsRes >> 32));
             return;
         }
         fired++;
-        boolean last = (flags & Native.EV_FINAL) != 0;
-        if (t.period == 0) {
-            release(t);
+        if (!(t instanceof SlackOrPeriodicTimeout p) || p.period == 0) {
+            byIndex[i] = null;
             if (t.expire()) {
+                // Uncounted before it runs, as HashedWheelTimer does.
                 timer.decrementPending();
                 run(t);
             }
             return;
         }
-        if (!t.startRun(ready.overruns(i))) {
-            // Cancelled since: stop the engine re-arming it, now.
+        boolean last = (flags & Native.EV_FINAL) != 0;
+        if (!p.startRun(r[k + Native.REC_OVERRUNS])) {
+            // Cancelled since: stop the engine re-arming it, now. Its
+            // cancel()'s push finds it gone.
             if (!last) {
-                put(0, Native.CANCEL, 0, t.handle, 0, 0, 0, t);
-                flush(1);
+                queueCancel(p);
+                flush();
+            } else {
+                byIndex[i] = null;
             }
-            release(t);
             return;
         }
         if (last) {
-            release(t);
+            byIndex[i] = null;
         }
-        run(t);
-        if (t.endRun(last) && last) {
+        run(p);
+        if (p.endRunning(last) && last) {
             timer.decrementPending();
         }
     }
@@ -301,44 +388,12 @@ final class Worker implements Runnable {
 
     /** The engine would not take {@code t}: it is cancelled by the timer. */
     private void refuse(WheelTimeout t, int err) {
-        release(t);
         if (t.refuse()) {
             timer.decrementPending();
             refused++;
             WheelTimer.LOG.log(Level.WARNING, "the wheeltimer engine refused a timeout ({0}): "
                                + "it is cancelled: {1}", Native.strerror(err), t);
         }
-    }
-
-    private int allocate(WheelTimeout t) {
-        int slot;
-        if (freeTop > 0) {
-            slot = free[--freeTop];
-        } else {
-            slot = nextSlot++;
-            if (slot == slots.length) {
-                WheelTimeout[] more = new WheelTimeout[slots.length * 2];
-                System.arraycopy(slots, 0, more, 0, slots.length);
-                slots = more;
-            }
-        }
-        slots[slot] = t;
-        t.slot = slot;
-        return slot;
-    }
-
-    private void release(WheelTimeout t) {
-        if (t.slot >= 0) {
-            slots[t.slot] = null;
-            if (freeTop == free.length) {
-                int[] more = new int[free.length * 2];
-                System.arraycopy(free, 0, more, 0, free.length);
-                free = more;
-            }
-            free[freeTop++] = t.slot;
-            t.slot = -1;
-        }
-        t.handle = 0;
     }
 
     /** On a virtual clock: advance, then run everything due, until nothing more is. */
@@ -350,10 +405,14 @@ final class Worker implements Runnable {
         }
         timer.virtualNow = scratch[0];
         long before = fired;
-        int records;
+        int ran;
         int handed;
         do {
-            records = reapAll();
+            int n = Native.reapRound(ctx, records);
+            if (n < 0) {
+                throw Native.error("wheeltimer_reap", n);
+            }
+            ran = runRound(n);
             handed = handOver();
             // A virtual clock's engine finds what the tasks added, due by
             // now, at its next advance: make it one of 0 ns.
@@ -363,18 +422,26 @@ final class Worker implements Runnable {
                     throw Native.error("wheeltimer_advance", res);
                 }
             }
-        } while (records > 0 || handed > 0);
+        } while (ran > 0 || handed > 0);
         return fired - before;
     }
 
+    /**
+     * The counters. Called from outside a task, it first hands what is
+     * pushed to the engine and submits it, so that the engine's counters
+     * include it; from a task (a round is being run, when nothing may be
+     * queued), the engine's counters are as the round found them.
+     */
     WheelTimerStats stats() {
-        handOver();
-        int res = Native.submit(ctx);
-        if (res < 0) {
-            throw Native.error("wheeltimer_submit", res);
+        if (!inRound) {
+            handOver();
+            int res = Native.submit(ctx);
+            if (res < 0) {
+                throw Native.error("wheeltimer_submit", res);
+            }
         }
         long[] s = new long[Native.statsWords()];
-        res = Native.stats(ctx, s);
+        int res = Native.stats(ctx, s);
         if (res < 0) {
             throw Native.error("wheeltimer_stats", res);
         }
@@ -388,29 +455,42 @@ final class Worker implements Runnable {
         return tid;
     }
 
-    /** After the loop: collect what never ran, fail the commands left, close the engine. */
+    /**
+     * After the loop: cancel what is still pending and collect it for
+     * stop(), fail the commands left, close the engine. Each timeout is
+     * cancelled by the compare-and-set that cancel() makes, so one that a
+     * caller cancels meanwhile is the caller's, not stop()'s.
+     */
     private void shutdown() {
-        for (WheelTimeout a = timer.takeAdds(); a != null; ) {
-            WheelTimeout next = a.nextAdd;
-            a.nextAdd = null;
-            if (a.claim() && a.state() == WheelTimeout.ST_INIT) {
-                unprocessed.add(a);
+        for (WheelTimeout t = timer.takePushed(); t != null; ) {
+            WheelTimeout next = t.next;
+            t.next = null;
+            // An add never taken; a cancel's push is the caller's.
+            if ((t.state() & WheelTimeout.TAKEN) == 0) {
+                stopCancel(t);
             }
-            a = next;
+            t = next;
         }
-        timer.takeCancels();
-        for (int i = 0; i < nextSlot; i++) {
-            WheelTimeout t = slots[i];
-            if (t != null && t.state() == WheelTimeout.ST_INIT) {
-                unprocessed.add(t);
+        for (int i = 0; i < byIndex.length; i++) {
+            WheelTimeout t = byIndex[i];
+            if (t != null) {
+                stopCancel(t);
+                byIndex[i] = null;
             }
-            slots[i] = null;
         }
         FutureTask<?> f;
         while ((f = timer.commands.poll()) != null) {
             f.cancel(false);
         }
         timer.closeNative();
+    }
+
+    /** Cancels {@code t} for stop(), unless it ran, is running or was cancelled. */
+    private void stopCancel(WheelTimeout t) {
+        if (t.cancelOnStop()) {
+            timer.decrementPending();
+            unprocessed.add(t);
+        }
     }
 
     Set<Timeout> unprocessed() {

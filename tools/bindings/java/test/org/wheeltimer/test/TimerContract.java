@@ -72,6 +72,20 @@ abstract class TimerContract {
     /** The java.util.logging logger a throwing task is reported to. */
     abstract String loggerName();
 
+    /**
+     * A timer made by the constructor {@code (ThreadFactory, long, TimeUnit,
+     * int, boolean, long)}, with the default limit, to check its arguments.
+     */
+    abstract Timer newTimer(Probe.Named threads, long tickDuration, TimeUnit unit,
+                            int ticksPerWheel);
+
+    /**
+     * Whether stop() cancels the timeouts it returns, as Timer.stop()'s
+     * javadoc says: WheelTimer's does, and Netty's since 4.1.111; 4.1.48's
+     * returns them uncancelled.
+     */
+    abstract boolean stopCancelsWhatItReturns();
+
     private final List<Timer> timers = new ArrayList<>();
     protected Probe.Named threads;
 
@@ -315,8 +329,14 @@ abstract class TimerContract {
         assertEquals(far, unprocessed);
         for (Timeout t : unprocessed) {
             assertFalse(t.isExpired());
-            assertFalse(t.isCancelled());
+            if (stopCancelsWhatItReturns()) {
+                assertTrue(t.isCancelled(), "stop() cancels what it returns");
+                assertFalse(t.cancel(), "a timeout stop() cancelled is cancelled once");
+            } else {
+                assertFalse(t.isCancelled(), "Netty before 4.1.111 returns them uncancelled");
+            }
         }
+        assertTrue(cancelled.isCancelled());
         assertTrue(expired.isExpired());
         assertEquals(0, ran.get());
         assertEquals(Set.of(), timer.stop(), "a second stop() returns nothing");
@@ -325,6 +345,59 @@ abstract class TimerContract {
         assertThrows(IllegalStateException.class,
                      () -> timer.newTimeout(x -> { }, 1, TimeUnit.MILLISECONDS),
                      "a stopped timer takes no timeout");
+    }
+
+    /**
+     * Netty's Timer.stop() javadoc: stop() "cancels all tasks scheduled but
+     * not yet executed" and returns them (Netty's own
+     * testStopTimerCancelsPendingTasks, since 4.1.111).
+     */
+    @Test
+    void stopCancelsEveryTimeoutItReturns() {
+        assumeTrue(stopCancelsWhatItReturns(), "Netty before 4.1.111 does not");
+        Timer timer = timer();
+        List<Timeout> made = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            made.add(timer.newTimeout(x -> { }, 5, TimeUnit.SECONDS));
+        }
+        Set<Timeout> unprocessed = timer.stop();
+        assertEquals(new HashSet<>(made), unprocessed);
+        for (Timeout t : unprocessed) {
+            assertTrue(t.isCancelled(), "every unprocessed timeout is cancelled");
+            assertFalse(t.isExpired());
+        }
+    }
+
+    /**
+     * Both refuse what Netty's HashedWheelTimer refuses: a tick that is not
+     * positive, a wheel that is not 1 .. 2^30 ticks, a tick whose product
+     * with the wheel (rounded up to a power of two) does not fit a long;
+     * and a null unit or thread factory.
+     */
+    @Test
+    void theConstructorRefusesWhatNettyRefuses() {
+        Probe.Named threads = new Probe.Named();
+        TimeUnit ms = TimeUnit.MILLISECONDS;
+        assertThrows(IllegalArgumentException.class, () -> newTimer(threads, 0, ms, 512));
+        assertThrows(IllegalArgumentException.class, () -> newTimer(threads, -1, ms, 512));
+        assertThrows(IllegalArgumentException.class, () -> newTimer(threads, 1, ms, 0));
+        assertThrows(IllegalArgumentException.class, () -> newTimer(threads, 1, ms, -1));
+        assertThrows(IllegalArgumentException.class,
+                     () -> newTimer(threads, 1, ms, (1 << 30) + 1));
+        assertThrows(IllegalArgumentException.class,
+                     () -> newTimer(threads, Long.MAX_VALUE, ms, 8), "the issue's example");
+        assertThrows(IllegalArgumentException.class,
+                     () -> newTimer(threads, Long.MAX_VALUE / 8, TimeUnit.NANOSECONDS, 8));
+        assertThrows(IllegalArgumentException.class,
+                     () -> newTimer(threads, Long.MAX_VALUE / 4, TimeUnit.NANOSECONDS, 5),
+                     "5 ticks make a wheel of 8");
+        assertThrows(NullPointerException.class, () -> newTimer(threads, 1, null, 512));
+        assertThrows(NullPointerException.class, () -> newTimer(null, 1, ms, 512));
+        // Within range, and below the finest tick: raised to it, not refused.
+        for (long[] ok : new long[][] {{1, 8}, {100, 512}}) {
+            Timer t = newTimer(new Probe.Named(), ok[0], TimeUnit.NANOSECONDS, (int) ok[1]);
+            assertEquals(Set.of(), t.stop());
+        }
     }
 
     @Test

@@ -47,4 +47,14 @@ class WheelTimerContractTest extends TimerContract {
     String loggerName() {
         return WheelTimer.class.getName();
     }
+
+    @Override
+    Timer newTimer(Probe.Named threads, long tickDuration, TimeUnit unit, int ticksPerWheel) {
+        return new WheelTimer(threads, tickDuration, unit, ticksPerWheel, true, -1);
+    }
+
+    @Override
+    boolean stopCancelsWhatItReturns() {
+        return true;
+    }
 }

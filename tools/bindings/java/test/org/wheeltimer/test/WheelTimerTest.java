@@ -16,6 +16,7 @@ import io.netty.util.Timeout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -26,6 +27,9 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -111,6 +115,153 @@ class WheelTimerTest {
         assertEquals(1, timer.advance(5, TimeUnit.MILLISECONDS));
         assertEquals(3, ran.size());
         assertEquals(0, timer.pendingTimeouts());
+    }
+
+    /**
+     * A round larger than the chunks it is handed over in (1024 records):
+     * 5000 timeouts due within three ticks, made in an order that is
+     * neither theirs nor its reverse, all collected by one advance(): each
+     * runs once, in deadline order, never before its deadline. Twice, with
+     * 70 small rounds between, after which the round's buffer has shrunk
+     * back.
+     */
+    @Test
+    void aRoundOfManyChunksRunsInDeadlineOrder() {
+        WheelTimer timer = virtual();
+        burstInDeadlineOrder(timer, 5000);
+        AtomicInteger small = new AtomicInteger();
+        for (int i = 0; i < 70; i++) {
+            timer.newTimeout(t -> small.incrementAndGet(), 1, TimeUnit.MILLISECONDS);
+            assertEquals(1, timer.advance(1, TimeUnit.MILLISECONDS));
+        }
+        assertEquals(70, small.get());
+        burstInDeadlineOrder(timer, 5000);
+    }
+
+    private static void burstInDeadlineOrder(WheelTimer timer, int n) {
+        long start = timer.nanoTime();
+        long[] deadline = new long[n];
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        long[] ranAt = new long[n];
+        for (int i = 0; i < n; i++) {
+            // Interleaved runs of rising and falling deadlines, 3 ms wide.
+            int k = i % 2 == 0 ? i : n - i;
+            deadline[i] = start + MS + k * (3 * MS / n);
+            int id = i;
+            timer.newTimeout(t -> {
+                ranAt[id] = timer.nanoTime();
+                order.add(id);
+            }, deadline[i] - start, TimeUnit.NANOSECONDS);
+        }
+        assertEquals(n, timer.advance(5, TimeUnit.MILLISECONDS));
+        assertEquals(n, order.size());
+        assertEquals(n, new HashSet<>(order).size(), "each runs once");
+        for (int j = 1; j < n; j++) {
+            assertTrue(deadline[order.get(j - 1)] <= deadline[order.get(j)],
+                       "deadline order at " + j + ": " + deadline[order.get(j - 1)] + " then "
+                       + deadline[order.get(j)]);
+        }
+        for (int i = 0; i < n; i++) {
+            assertTrue(ranAt[i] >= deadline[i], "never early");
+        }
+    }
+
+    /**
+     * A task in a round of many records cancels a later timeout of the
+     * same round, schedules new ones and reads the statistics: the
+     * cancelled one never runs, every other runs once, the new ones run at
+     * their time, and nothing is logged as lost (a record for no timeout,
+     * a cancel the library did not know).
+     */
+    @Test
+    void aTaskMayCancelScheduleAndReadStatsInTheMiddleOfARound() {
+        Logger logger = Logger.getLogger(WheelTimer.class.getName());
+        List<LogRecord> errors = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= java.util.logging.Level.SEVERE.intValue()) {
+                    errors.add(r);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            WheelTimer timer = virtual();
+            int n = 3000;
+            AtomicInteger[] runs = new AtomicInteger[n];
+            WheelTimeout[] made = new WheelTimeout[n];
+            AtomicInteger later = new AtomicInteger();
+            for (int i = 0; i < n; i++) {
+                AtomicInteger r = runs[i] = new AtomicInteger();
+                int id = i;
+                made[i] = timer.newTimeout(t -> {
+                    r.incrementAndGet();
+                    if (id == 0) {
+                        // The last of the round: its record is read, its task not yet run.
+                        assertTrue(made[n - 1].cancel());
+                        for (int j = 0; j < 100; j++) {
+                            timer.newTimeout(u -> later.incrementAndGet(), j % 2,
+                                             TimeUnit.MILLISECONDS);
+                        }
+                        timer.stats();
+                    }
+                }, MS + i, TimeUnit.NANOSECONDS);
+            }
+            timer.advance(2, TimeUnit.MILLISECONDS);
+            assertEquals(0, runs[n - 1].get(), "the cancelled one never ran");
+            for (int i = 0; i < n - 1; i++) {
+                assertEquals(1, runs[i].get(), "timeout " + i + " ran once");
+            }
+            // The first task ran at 2 ms: half of the new ones were due then,
+            // and run in the same advance(); the others 1 ms later.
+            assertEquals(50, later.get(), "those due at once ran in the same advance()");
+            timer.advance(1, TimeUnit.MILLISECONDS);
+            assertEquals(100, later.get(), "and the others at their time");
+            assertEquals(0, timer.pendingTimeouts());
+            assertEquals(0, timer.stats().live(), "the engine holds nothing");
+            assertEquals(List.of(), errors, "nothing logged as lost");
+        } finally {
+            logger.removeHandler(handler);
+        }
+    }
+
+    /**
+     * A timeout cancelled before the worker took it from the hand-over
+     * stack never reaches the engine: the worker is held by a task while
+     * 200 timeouts are made and 100 of them cancelled.
+     */
+    @Test
+    void aTimeoutCancelledBeforeTheWorkerTookItNeverReachesTheEngine() {
+        WheelTimer timer = real(new Probe.Named());
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        // Read first: stats() runs on the worker, which the task holds.
+        long before = timer.stats().added() + 1;
+        timer.newTimeout(t -> {
+            held.countDown();
+            Probe.await(gate, "the gate");
+        }, 0, TimeUnit.MILLISECONDS);
+        Probe.await(held, "the worker is held");
+        List<Timeout> made = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            made.add(timer.newTimeout(x -> { }, 1, TimeUnit.HOURS));
+        }
+        for (int i = 0; i < 200; i += 2) {
+            assertTrue(made.get(i).cancel());
+        }
+        gate.countDown();
+        assertEquals(100, timer.pendingTimeouts());
+        Probe.eventually(() -> timer.stats().live() == 100, "the 100 left reach the engine");
+        assertEquals(before + 100, timer.stats().added(), "the cancelled ones never did");
     }
 
     /** FIXED_RATE: every period either runs or is counted as an overrun; deadlines do not drift. */
@@ -302,6 +453,98 @@ class WheelTimerTest {
         assertEquals(0, timer.stats().live(), "the cancels are in the engine after a wake-up");
     }
 
+    /**
+     * stop() racing the expiry of one-shot timeouts: each ran once, or is
+     * in the set stop() returned, cancelled, never both, never neither; and
+     * nothing runs after stop() returned. The deadlines spread over 4 ms and
+     * stop() comes 0 to 3 ms in, so that both outcomes occur.
+     */
+    @Test
+    void stopRacingExpiryRunsOrCancelsEachTimeoutOnce() {
+        int n = 300;
+        int returned = 0;
+        int ran = 0;
+        for (int round = 0; round < 20; round++) {
+            WheelTimer timer = WheelTimer.builder().build();
+            AtomicInteger[] runs = new AtomicInteger[n];
+            WheelTimeout[] made = new WheelTimeout[n];
+            for (int i = 0; i < n; i++) {
+                AtomicInteger r = runs[i] = new AtomicInteger();
+                made[i] = timer.newTimeout(x -> r.incrementAndGet(), i * 4_000_000L / n,
+                                           TimeUnit.NANOSECONDS);
+            }
+            Probe.sleep(round % 4);
+            Set<Timeout> unprocessed = timer.stop();
+            int[] after = new int[n];
+            for (int i = 0; i < n; i++) {
+                after[i] = runs[i].get();
+            }
+            Probe.sleep(10);
+            for (int i = 0; i < n; i++) {
+                WheelTimeout t = made[i];
+                boolean in = unprocessed.contains(t);
+                assertEquals(after[i], runs[i].get(), "timeout " + i + " ran after stop()");
+                assertEquals(1, runs[i].get() + (in ? 1 : 0), "timeout " + i + ": ran "
+                             + runs[i].get() + ", returned " + in);
+                assertEquals(in, t.isCancelled(), "timeout " + i + ": returned means cancelled");
+                assertEquals(!in, t.isExpired(), "timeout " + i + ": ran means expired");
+                assertFalse(t.cancel(), "timeout " + i + ": nothing left to cancel");
+                returned += in ? 1 : 0;
+                ran += in ? 0 : 1;
+            }
+            assertEquals(unprocessed.size(), Arrays.stream(made).filter(unprocessed::contains).count(),
+                         "stop() returns only timeouts of this timer");
+            assertEquals(0, timer.pendingTimeouts(), "nothing pending after stop()");
+        }
+        System.out.println("# " + ran + " ran, " + returned + " were returned cancelled");
+    }
+
+    /**
+     * The ranges of the arguments are one rule for the constructors and the
+     * builder: a resolution (tick) above 0 and at most 1 hour, one below
+     * 1 us raised to 1 us; a limit of pending timeouts at most the engine's.
+     * Netty 4.1.48 accepts a tick above 1 hour and any limit (its wheel has
+     * no coarsest tick and its queue no limit): there WheelTimer is stricter.
+     */
+    @Test
+    void everyEntryPointRefusesTheSameRanges() {
+        Probe.Named threads = new Probe.Named();
+        TimeUnit ms = TimeUnit.MILLISECONDS;
+        long hourMs = TimeUnit.HOURS.toMillis(1);
+        assertThrows(IllegalArgumentException.class,
+                     () -> new WheelTimer(threads, hourMs + 1, ms, 1, true, -1));
+        assertThrows(IllegalArgumentException.class,
+                     () -> new WheelTimer(hourMs + 1, ms));
+        assertThrows(IllegalArgumentException.class,
+                     () -> WheelTimer.builder().resolution(hourMs + 1, ms));
+        assertThrows(IllegalArgumentException.class,
+                     () -> WheelTimer.builder().resolution(Long.MAX_VALUE, ms));
+        assertThrows(IllegalArgumentException.class,
+                     () -> WheelTimer.builder().resolution(0, ms));
+        // Netty's product rule with its largest wheel: 2^30 ticks of 8.6 s overflow.
+        assertThrows(IllegalArgumentException.class,
+                     () -> new WheelTimer(threads, 9, TimeUnit.SECONDS, 1 << 30, true, -1));
+        assertThrows(IllegalArgumentException.class,
+                     () -> new WheelTimer(threads, 9, TimeUnit.SECONDS, (1 << 29) + 1, true, -1));
+        assertThrows(IllegalArgumentException.class,
+                     () -> new WheelTimer(threads, 1, ms, 512, true, Long.MAX_VALUE));
+        assertThrows(IllegalArgumentException.class,
+                     () -> WheelTimer.builder().maxPendingTimeouts(Long.MAX_VALUE).build());
+
+        List<WheelTimer> ok = List.of(
+                new WheelTimer(new Probe.Named(), hourMs, ms, 1, true, -1),
+                new WheelTimer(new Probe.Named(), 8, TimeUnit.SECONDS, 1 << 30, true, -1),
+                new WheelTimer(new Probe.Named(), 500, TimeUnit.NANOSECONDS, 512, true, -1),
+                WheelTimer.builder().resolution(500, TimeUnit.NANOSECONDS).build(),
+                WheelTimer.builder().resolution(hourMs, ms).build());
+        timers.addAll(ok);
+        long[] expected = {TimeUnit.HOURS.toNanos(1), TimeUnit.SECONDS.toNanos(8), 1000, 1000,
+                           TimeUnit.HOURS.toNanos(1)};
+        for (int i = 0; i < expected.length; i++) {
+            assertEquals(expected[i], ok.get(i).resolutionNanos(), "timer " + i);
+        }
+    }
+
     /** stop() racing newTimeout() from other threads: every timeout is returned or refused. */
     @Test
     void stopRacingNewTimeoutLosesNothing() throws InterruptedException {
@@ -338,6 +581,10 @@ class WheelTimerTest {
         assertEquals(4, refused.get(), "each caller ends on IllegalStateException");
         assertEquals(0, other.get());
         assertEquals(made, new HashSet<>(unprocessed), "stop() returns every timeout made");
+        for (Timeout t : unprocessed) {
+            assertTrue(t.isCancelled(), "stop() cancels what it returns");
+        }
+        assertEquals(0, timer.pendingTimeouts());
         System.out.println("# " + made.size() + " timeouts made before stop()");
     }
 }
