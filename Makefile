@@ -183,14 +183,17 @@ bench-core:
 bench: vm-module
 	@tools/deps build vm bench
 	@tools/bench/run $(if $(filter 1,$(QUICK)),--quick)
+	@$(MAKE) --no-print-directory bench-host
 
-# The host half: the wheel core and libwheeltimer's in-process engine,
-# natively (tools/bench/host), where nanoseconds are real.
+# The host half: the wheel core and libwheeltimer's in-process engine
+# (tools/bench/host), then WheelTimer against Netty's HashedWheelTimer
+# (bench-java-host), natively, where nanoseconds are real.
 bench-host:
-	@tools/deps build bench
+	@tools/deps build bench lib java
 	@$(WHEEL_TESTS) $(BUILD)/wheel/bench/bench
 	@$(MAKE) --no-print-directory -C tools/bench
 	@tools/bench/host
+	@$(JAVA_MAKE) bench-host $(if $(filter 1,$(QUICK)),QUICK=1)
 
 bench-plot:
 	@tools/deps bench
