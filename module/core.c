@@ -2,50 +2,15 @@
 /*
  * core.c - the rules of a file of timeouts (core.h), for both drivers
  *
- * Ticks. A deadline D goes in the wheel at tick ceil(D / resolution),
- * moved later within its slack by wt_wheel_apply_slack(); what is due at a
- * reading N is what the wheel holds up to tick floor(N / resolution). So a
- * timeout is never handed out before its deadline, and with no slack at
- * most one resolution after it, plus the latency of the file's timer and
- * of whoever collects. A deadline is refused (-ERANGE) if its tick would
- * start after WT_TIME_MAX, where no reading could reach it; slack never
- * moves a timeout past the last tick that can.
- *
- * Collection. The file's timer expires at the start of the wheel's
- * earliest non-empty slot; what it finds due is moved to the ready list by
- * whoever looks next (a read, a poll, QUERY, STATS), in slices of
- * WT_COLLECT_SLICE, and stamped with the reading of the look that found it
- * due (the expiry's, else the collecting call's). A collection that stops
- * short (the reader's room is full) keeps its reading with what is left,
- * the backlog, so that everything one look found due carries its reading.
- * A timeout whose tick has started counts as fired whether or not anyone
- * has collected it: CANCEL and MODIFY withdraw it, QUERY says it fired.
- *
- * Records. A timeout is in the wheel or on the ready list, never both, so
- * it has at most one record. A record is consumed only once the driver has
- * handed it out whole; then a one-shot timeout (or a periodic one with no
- * deadline left) gives its id back (WT_EVENT_FINAL), a FIXED_RATE one goes
- * on at the first deadline + k * period after the read (k - 1 overruns),
- * a FIXED_DELAY one a period after the read.
- *
- * Clocks that step back. CLOCK_REALTIME, and a virtual clock set back on
- * purpose, can read earlier than the wheel's clock, which only moves
- * forward by itself. A new timeout whose tick lies between the reading and
- * the wheel's clock would be taken for due and fire early, so whenever the
- * reading is behind, wt_wheel_rewind() sets the wheel's clock back to it
- * (O(1) in the number of timeouts) before anything is added or collected.
- *
- * The timer. After a collection the file's timer is armed for the wheel's
- * next expiry, unless a backlog is left (whoever collects it arms it), or
- * records are ready and what is due lies behind them: the reader who
- * empties the ready list then collects it, or arms the timer at once
- * (@reprogram). Cancelling or moving a timeout later leaves the timer as
- * it is: at worst it expires once for nothing. What is due already needs
- * no timer: wt_core_program() has the driver expire it at once.
- *
- * Virtual clock. With WT_CONFIG_VIRTUAL the timer is never armed and
- * nothing is collected but by WT_IOC_ADVANCE, which walks the wheel from
- * one due tick to the next, as a real clock would, in the same slices.
+ * A deadline goes in the wheel at the tick it falls in, rounded up, and is
+ * due once a reading reaches that tick: never early, at most one
+ * resolution late with no slack. The file's timer expires at the wheel's
+ * next expiry; what it finds due is collected into the ready list by
+ * whoever looks next, in slices, and stamped with that look's reading. A
+ * clock read behind the wheel's sets the wheel back before anything is
+ * added or collected. Documentation/misc-devices/wheeltimer.rst has the
+ * whole design: collection, records, periodic timeouts, the file's timer
+ * and the virtual clock.
  *
  * Every loop whose length a user controls runs in slices that reschedule
  * and stop on a fatal signal; nothing here runs with interrupts off.

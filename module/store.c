@@ -2,9 +2,9 @@
 /*
  * store.c - the blocks of timeouts behind a wheeltimer file's ids
  *
- * What the store is and why is explained in store.h. This file holds what
- * allocates and frees: growing the store by a block (and its table), its
- * periods, leasing a block, trimming an emptied store, and destroying one.
+ * What the store is, store.h says. This file holds what allocates and
+ * frees: growing the store by a block (and its table), its periods,
+ * leasing a block, trimming an emptied store, and destroying one.
  */
 #include <linux/errno.h>
 #include <linux/minmax.h>

@@ -2,31 +2,14 @@
 /*
  * store.h - where one wheeltimer file keeps its timeouts, and their ids
  *
- * A store holds the timeouts of one file in blocks of one page, each
- * holding WT_BLOCK_TIMERS of them, found through a table indexed by block.
- * An id is a generation and an index into the store: looking one up costs
- * a division and two loads, with no tree to walk, and a timeout costs 48
- * bytes and 1/85 of a table pointer.
- *
- * Free timeouts are kept on a list, most recently freed first, so that
- * request-timeout churn keeps reusing a few cache-hot ones. Freeing one
- * bumps its generation, so its old id is stale until the same slot has
- * been reused 2^32 times. Blocks are allocated as the number of live
- * timeouts grows, and returned when the store is destroyed; when it holds
- * no timeout at all, wt_store_trim() returns all but the first
- * WT_STORE_KEEP_BLOCKS (blocks made again later start their generations
- * above every one handed out before). A store that never empties keeps the
- * memory of its peak. Periodic timeouts keep their period and slack in a
- * side array of their block, allocated with the block's first periodic
- * timeout. @bytes says what all of it takes, so that the caller can
- * account for it (wt_store_grow_bytes() says beforehand what the next grow
- * will take).
- *
- * A caller may also lease whole blocks (wt_store_lease()) and choose the
- * ids of its timeouts among theirs (wt_store_get_leased()), so that the
- * number a caller names a timeout by is the store's own: a leased block's
- * timers never go on the free list, its ids are the caller's to hand out,
- * and the store keeps it until it is destroyed.
+ * Timeouts live in page-sized blocks of WT_BLOCK_TIMERS, found through a
+ * table indexed by block. An id is a generation (high 32 bits) and an index
+ * (low 32 bits); freeing a timeout bumps its generation, so a stale id
+ * finds nothing. Free timeouts are reused most recently freed first. A
+ * caller may lease whole blocks and choose its timeouts' ids among theirs
+ * (wt_store_lease(), wt_store_get_leased()). @bytes is what it all takes,
+ * for the caller to charge. Documentation/misc-devices/wheeltimer.rst
+ * describes the store.
  *
  * The store knows nothing of files, wheels or hrtimers: the caller
  * serializes every call (wheeltimer: the file's mutex) and decides what a
