@@ -50,6 +50,13 @@
 #define HASH_SIZE	65536		/* > 2 * LIVE_MAX, a power of two */
 #define STALE_MAX	512
 #define MAX_FILES	8
+#define LEASE_MAX	64		/* blocks the model follows per file */
+#define ADD_FLAGS	(WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY | \
+			 WT_LEASED_ID)
+#define FEATURES	(WT_FEATURE_PERIODIC | WT_FEATURE_SLACK | \
+			 WT_FEATURE_EVENTFD | WT_FEATURE_BOOTTIME | \
+			 WT_FEATURE_REALTIME | WT_FEATURE_LEASED_IDS | \
+			 WT_FEATURE_VIRTUAL_CLOCK)
 
 /* What the oracle allows: a set of errnos, and whether success is one. */
 struct expect {
@@ -78,6 +85,9 @@ struct model {
 	__u64 stale[STALE_MAX];
 	unsigned int nstale;
 	__u64 max_index;		/* the highest id index seen */
+	__u32 lease_first[LEASE_MAX];	/* the leased blocks' first indexes */
+	__u32 lease_count;		/* ids per block, from WT_IOC_LEASE */
+	unsigned int nleased;
 };
 
 static struct model *files[MAX_FILES];
@@ -91,6 +101,7 @@ static bool verbose;
 
 static unsigned long n_ioctls, n_reads, n_ok, n_rejected, n_violations;
 static unsigned long n_efault, n_enotty, n_checks, n_reopen, n_config;
+static unsigned long n_lease, n_leased_add;
 static unsigned long by_errno[64];
 
 static __u64 rnd(void)
@@ -203,6 +214,30 @@ static void model_release(struct model *m, int i)
 	}
 }
 
+/* Whether the index of @id is in a block the file leased. */
+static bool model_leased(const struct model *m, __u64 id)
+{
+	__u32 index = (__u32)id;
+	unsigned int i;
+
+	for (i = 0; i < m->nleased; i++)
+		if (index >= m->lease_first[i] &&
+		    index - m->lease_first[i] < m->lease_count)
+			return true;
+	return false;
+}
+
+/* Whether a live timeout has the index of @id, whatever its generation. */
+static bool model_index_live(const struct model *m, __u64 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < m->nlive; i++)
+		if ((__u32)m->live[i].id == (__u32)id)
+			return true;
+	return false;
+}
+
 static void model_reset(struct model *m)
 {
 	m->virtual = false;
@@ -214,6 +249,8 @@ static void model_reset(struct model *m)
 	m->nlive = 0;
 	m->nstale = 0;
 	m->max_index = 0;
+	m->nleased = 0;
+	m->lease_count = 0;
 	memset(m->hash, 0xff, sizeof(m->hash));
 }
 
@@ -355,6 +392,13 @@ static void valid_op(struct model *m, struct wt_op *op, __u32 code)
 		op->deadline = pick_deadline(m, op->flags & WT_ABSTIME);
 		op->slack = chance(20) ? below(5000000) : 0;
 		op->cookie = rnd();
+		if (m->nleased && chance(40)) {
+			/* A leased index, mostly free, with any generation. */
+			op->flags |= WT_LEASED_ID;
+			op->id = m->lease_first[below(m->nleased)] +
+				 below(m->lease_count);
+			op->id |= (rnd() & 0xffffffffULL) << 32;
+		}
 		break;
 	case WT_OP_MODIFY:
 		op->id = pick_id(m);
@@ -463,12 +507,21 @@ static struct expect op_oracle(struct model *m, const struct wt_op *op,
 	switch (*code) {
 	case WT_OP_ADD:
 		per = op->flags & (WT_FIXED_RATE | WT_FIXED_DELAY);
-		if (op->flags & ~(WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY) ||
+		if (op->flags & ~ADD_FLAGS ||
 		    per == (WT_FIXED_RATE | WT_FIXED_DELAY) ||
 		    (per ? !op->period || op->period > KTIME_MAX : op->period) ||
 		    op->slack > KTIME_MAX) {
 			x.errs |= E(EINVAL);
 			ok = false;
+		}
+		if (op->flags & WT_LEASED_ID) {
+			if (!model_leased(m, op->id)) {
+				x.errs |= E(EINVAL);
+				ok = false;
+			} else if (model_index_live(m, op->id)) {
+				x.errs |= E(EEXIST);
+				ok = false;
+			}
 		}
 		deadline_oracle(m, op, now_lo, now_hi, &x, &ok);
 		if (m->nlive >= m->max_pending) {
@@ -541,6 +594,12 @@ static void op_applied(struct model *m, const struct wt_op *op, __u32 code,
 		if (op->status != WT_STATUS_ADDED || !op->id || op->error)
 			violation("%s ADD: status %u error %u id %#llx",
 				  what, op->status, op->error, op->id);
+		/* The kernel names a timeout in a leased block never. */
+		if (!(op->flags & WT_LEASED_ID) && model_leased(m, op->id))
+			violation("%s ADD: gave id %#llx of a leased block",
+				  what, op->id);
+		if (op->flags & WT_LEASED_ID)
+			n_leased_add++;
 		if (op->id)
 			model_add(m, op->id, op->cookie,
 				  op->flags & (WT_FIXED_RATE | WT_FIXED_DELAY));
@@ -561,13 +620,16 @@ static void op_applied(struct model *m, const struct wt_op *op, __u32 code,
 	}
 }
 
-static void op_failed(const struct wt_op *op, __u32 code, int err,
-		      const char *what)
+/* @sent is @op as the caller passed it. */
+static void op_failed(const struct wt_op *op, const struct wt_op *sent,
+		      __u32 code, int err, const char *what)
 {
 	if (op->status != 0 || op->error != (__u32)err)
 		violation("%s: failed with %d but status %u error %u", what,
 			  err, op->status, op->error);
-	if (code == WT_OP_ADD && op->id)
+	/* A failed ADD answers id 0, or the id the caller named. */
+	if (code == WT_OP_ADD &&
+	    op->id != (sent->flags & WT_LEASED_ID ? sent->id : 0))
 		violation("%s: failed ADD left id %#llx", what, op->id);
 }
 
@@ -603,7 +665,7 @@ static void step_single(struct model *m)
 	static const char * const names[] = { "", "ADD", "CANCEL", "MODIFY" };
 	__u32 only = 1 + below(3), code;
 	__u64 now_lo, now_hi;
-	struct wt_op op;
+	struct wt_op op, sent;
 	struct expect x;
 	bool bad;
 	void *p;
@@ -618,6 +680,7 @@ static void step_single(struct model *m)
 	if (m->nlive >= LIVE_MAX - 1 && (op.op ? op.op : only) == WT_OP_ADD)
 		return;
 	p = maybe_bad_pointer(&op, &bad);
+	sent = op;
 	now_lo = now_of(m);
 	err = do_ioctl(m->fd, single_cmd[only], p);
 	now_hi = now_of(m);
@@ -627,12 +690,12 @@ static void step_single(struct model *m)
 		n_efault++;
 		return;
 	}
-	x = op_oracle(m, &op, only, now_lo, now_hi, &code);
-	judge(names[only], x, err, &op, sizeof(op));
+	x = op_oracle(m, &sent, only, now_lo, now_hi, &code);
+	judge(names[only], x, err, &sent, sizeof(sent));
 	if (!err)
 		op_applied(m, &op, code, names[only]);
 	else
-		op_failed(&op, code, err, names[only]);
+		op_failed(&op, &sent, code, err, names[only]);
 }
 
 static void step_batch(struct model *m)
@@ -717,7 +780,7 @@ static void step_batch(struct model *m)
 			op_applied(m, &ops[i], code, "BATCH");
 			applied++;
 		} else {
-			op_failed(&ops[i], code, err, "BATCH");
+			op_failed(&ops[i], &sent[i], code, err, "BATCH");
 		}
 	}
 	if (applied != ok)
@@ -958,7 +1021,7 @@ static void step_api(struct model *m)
 	if (chance(30))
 		a.features = chance(50) ? 1ULL << below(64) : mutate_u64(0);
 	a.ioctls = rnd();
-	if (a.api != WT_API_VERSION || a.features & ~0x3fULL)
+	if (a.api != WT_API_VERSION || a.features & ~FEATURES)
 		x = (struct expect){ E(EINVAL), false };
 	err = do_ioctl(m->fd, WT_IOC_API, &a);
 	judge("API", x, err, &a, sizeof(a));
@@ -966,8 +1029,48 @@ static void step_api(struct model *m)
 		    a.batch_max))
 		violation("API failed but did not zero the struct");
 	if (!err && (a.event_size != sizeof(struct wt_event) ||
-		     a.batch_max != WT_BATCH_MAX || a.api != WT_API_VERSION))
+		     a.batch_max != WT_BATCH_MAX || a.api != WT_API_VERSION ||
+		     a.features != FEATURES))
 		violation("API: wrong answer");
+}
+
+static void step_lease(struct model *m)
+{
+	struct wt_lease l = { .first = rnd(), .count = (__u32)rnd() };
+	struct expect x = { E(ENOSPC) | E(ENOMEM), true };
+	unsigned int i;
+	bool bad;
+	void *p;
+	int err;
+
+	/* The model follows LEASE_MAX blocks: a file leases no more. */
+	if (m->nleased == LEASE_MAX)
+		return;
+	if (chance(10))
+		l.flags = mutate_u32(0);
+	if (l.flags)
+		x = (struct expect){ E(EINVAL), false };
+	p = maybe_bad_pointer(&l, &bad);
+	err = do_ioctl(m->fd, WT_IOC_LEASE, p);
+	if (bad) {
+		judge("LEASE, bad pointer", (struct expect){ E(EFAULT), false },
+		      err, NULL, 0);
+		return;
+	}
+	judge("LEASE", x, err, &l, sizeof(l));
+	if (err)
+		return;
+	if (!l.count || !l.first || l.first > UINT32_MAX ||
+	    (m->lease_count && l.count != m->lease_count))
+		violation("LEASE: first %llu count %u", l.first, l.count);
+	n_lease++;
+	m->lease_first[m->nleased++] = (__u32)l.first;
+	m->lease_count = l.count;
+	/* A block just leased holds no timeout. */
+	for (i = 0; i < m->nlive; i++)
+		if ((__u32)m->live[i].id - (__u32)l.first < l.count)
+			violation("LEASE: block %llu holds live id %#llx",
+				  l.first, m->live[i].id);
 }
 
 /* Commands that are not ours: other numbers, sizes, directions, magics. */
@@ -976,7 +1079,7 @@ static void step_unknown(struct model *m)
 	static const unsigned long ours[] = {
 		WT_IOC_API, WT_IOC_SET_CONFIG, WT_IOC_GET_CONFIG, WT_IOC_ADD,
 		WT_IOC_CANCEL, WT_IOC_MODIFY, WT_IOC_BATCH, WT_IOC_ADVANCE,
-		WT_IOC_SET_EVENTFD, WT_IOC_QUERY,
+		WT_IOC_SET_EVENTFD, WT_IOC_QUERY, WT_IOC_STATS, WT_IOC_LEASE,
 	};
 	static __u64 buf[64];
 	unsigned long cmd;
@@ -985,22 +1088,23 @@ static void step_unknown(struct model *m)
 
 	switch (below(4)) {
 	case 0:	/* an unassigned number of ours */
-		cmd = _IOC(below(4), WT_IOC_MAGIC, 11 + below(245),
+		cmd = _IOC(below(4), WT_IOC_MAGIC,
+			   _WT_IOC_LEASE + 1 + below(255 - _WT_IOC_LEASE),
 			   below(1 << 9));
 		break;
 	case 1:	/* one of ours with the size or direction changed */
-		cmd = ours[below(10)];
+		cmd = ours[below(ARRAY_SIZE(ours))];
 		cmd = _IOC(below(4), WT_IOC_MAGIC, _IOC_NR(cmd),
 			   _IOC_SIZE(cmd) + 1 + below(64));
 		break;
 	case 2:
-		cmd = ours[below(10)] ^ (1UL << below(32));
+		cmd = ours[below(ARRAY_SIZE(ours))] ^ (1UL << below(32));
 		break;
 	default:
 		cmd = (__u32)rnd();
 		break;
 	}
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < ARRAY_SIZE(ours); i++)
 		if (cmd == ours[i])
 			return;
 	/* WT_IOC_STATS takes any size the caller's struct has. */
@@ -1122,8 +1226,10 @@ static void step(struct model *m)
 		step_eventfd(m);
 	else if (r < 70)
 		step_query(m);
-	else if (r < 72)
+	else if (r < 71)
 		step_api(m);
+	else if (r < 72)
+		step_lease(m);
 	else if (r < 77)
 		step_unknown(m);
 	else
@@ -1223,8 +1329,11 @@ int main(int argc, char **argv)
 	printf(" ENOENT %lu, ENOSPC %lu, EBUSY %lu, EBADF %lu, EFAULT %lu,",
 	       by_errno[ENOENT], by_errno[ENOSPC], by_errno[EBUSY],
 	       by_errno[EBADF], by_errno[EFAULT]);
-	printf(" ENOTTY %lu, EAGAIN %lu, ENOMEM %lu\n", by_errno[ENOTTY],
-	       by_errno[EAGAIN], by_errno[ENOMEM]);
+	printf(" ENOTTY %lu, EAGAIN %lu, ENOMEM %lu, EEXIST %lu\n",
+	       by_errno[ENOTTY], by_errno[EAGAIN], by_errno[ENOMEM],
+	       by_errno[EEXIST]);
+	printf("wtfuzz: %lu leases, %lu adds of leased ids\n", n_lease,
+	       n_leased_add);
 	printf("wtfuzz: %lu configurations, %lu consistency checks, %lu reopens\n",
 	       n_config, n_checks, n_reopen);
 	printf("wtfuzz: %lu ioctls + %lu reads, %lu violations\n", n_ioctls,
