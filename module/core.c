@@ -405,14 +405,11 @@ static int wt_unlink(struct wt_core *core, struct wt_timer *t, u64 due)
  * Cancelling never makes the wheel's next expiry earlier, so the timer is
  * left as it is.
  */
-static int wt_op_cancel(struct wt_core *core, struct wt_op *op, u64 due)
+static int wt_cancel(struct wt_core *core, u64 id, u64 due)
 {
-	struct wt_timer *t;
+	struct wt_timer *t = wt_store_lookup(&core->store, id);
 	int status;
 
-	if (op->flags || op->deadline || op->period || op->slack || op->cookie)
-		return -EINVAL;
-	t = wt_store_lookup(&core->store, op->id);
 	if (!t)
 		return -ENOENT;
 	if (wt_unplaced(t)) {
@@ -424,9 +421,16 @@ static int wt_op_cancel(struct wt_core *core, struct wt_op *op, u64 due)
 	status = wt_unlink(core, t, due);
 	if (status == WT_STATUS_PENDING)
 		wt_count(core, cancelled, 1);
-	trace_wheeltimer_cancel(core->id, op->id, status);
+	trace_wheeltimer_cancel(core->id, id, status);
 	wt_store_put(&core->store, t);
 	return status;
+}
+
+static int wt_op_cancel(struct wt_core *core, struct wt_op *op, u64 due)
+{
+	if (op->flags || op->deadline || op->period || op->slack || op->cookie)
+		return -EINVAL;
+	return wt_cancel(core, op->id, due);
 }
 
 static int wt_op_modify(struct wt_core *core, struct wt_op *op, u64 now,
@@ -568,17 +572,19 @@ int wt_core_add(struct wt_core *core, struct wt_op *op, u64 now)
 }
 
 /**
- * wt_core_cancel() - WT_OP_CANCEL alone
+ * wt_core_cancel() - cancel the timeout @id, as WT_OP_CANCEL alone does
  * @core: the file
- * @op: the operation
- * @due: the first tick not due (wt_core_due())
+ * @id: its id
+ *
+ * Whether it had fired is decided at the core's last reading, without
+ * reading the clock again.
  *
  * Return: a WT_STATUS_*, WT_CORE_UNPLACED for a timeout that was never
- * placed (it is gone, and nothing counted it), or a negative errno.
+ * placed (it is gone, and nothing counted it), or -ENOENT.
  */
-int wt_core_cancel(struct wt_core *core, struct wt_op *op, u64 due)
+int wt_core_cancel(struct wt_core *core, u64 id)
 {
-	int ret = wt_op_cancel(core, op, due);
+	int ret = wt_cancel(core, id, wt_due_after(core, core->seen_tick));
 
 	wt_trim(core);
 	return ret;
@@ -605,15 +611,6 @@ int wt_core_modify_unplaced(struct wt_core *core, const struct wt_op *op)
 	if (t->kind != WT_KIND_ONESHOT)
 		wt_timer_period(t)->slack = op->slack;
 	return 0;
-}
-
-/*
- * The first tick not due at the last reading the core took, for a driver
- * that decides between pending and fired without reading the clock again.
- */
-u64 wt_core_due(struct wt_core *core)
-{
-	return wt_due_after(core, core->seen_tick);
 }
 
 /**

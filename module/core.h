@@ -163,9 +163,8 @@ u64 wt_core_now(const struct wt_core *core);
 unsigned int wt_core_apply(struct wt_core *core, struct wt_op *ops,
 			   unsigned int n, u32 only);
 int wt_core_add(struct wt_core *core, struct wt_op *op, u64 now);
-int wt_core_cancel(struct wt_core *core, struct wt_op *op, u64 due);
+int wt_core_cancel(struct wt_core *core, u64 id);
 int wt_core_modify_unplaced(struct wt_core *core, const struct wt_op *op);
-u64 wt_core_due(struct wt_core *core);
 void wt_core_place(struct wt_core *core,
 		   void (*failed)(void *arg, u64 id, int err), void *arg);
 int wt_core_lease(struct wt_core *core, u32 *first, u32 *count);

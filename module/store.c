@@ -211,20 +211,17 @@ static void wt_store_free_blocks(struct wt_store *s, u32 keep)
 }
 
 /*
- * Give back all but WT_STORE_KEEP_BLOCKS blocks of a store that holds no
- * timeout, and the table's room beyond them if a smaller one can be had.
- * The free list is made again from what is kept, lowest index first.
- * Sleeps.
+ * wt_store_trim()'s work, for a store it found with nothing live and more
+ * than WT_STORE_KEEP_BLOCKS blocks: the free list is made again from what
+ * is kept, lowest index first. Sleeps.
  */
-void wt_store_trim(struct wt_store *s)
+void __wt_store_trim(struct wt_store *s)
 {
 	struct wt_block **blocks;
 	struct wt_block *b;
 	unsigned int j;
 	u32 i;
 
-	if (s->nr_live || s->nr_leased || s->nr_blocks <= WT_STORE_KEEP_BLOCKS)
-		return;
 	wt_store_free_blocks(s, WT_STORE_KEEP_BLOCKS);
 	blocks = kmalloc_array(WT_STORE_KEEP_BLOCKS, sizeof(*blocks),
 			       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);

@@ -145,8 +145,21 @@ int wt_store_grow(struct wt_store *s, bool periodic);
 size_t wt_store_lease_bytes(const struct wt_store *s);
 int wt_store_lease(struct wt_store *s, u32 *first);
 int wt_store_grow_periods(struct wt_store *s, struct wt_timer *t);
-void wt_store_trim(struct wt_store *s);
+void __wt_store_trim(struct wt_store *s);
 void wt_store_destroy(struct wt_store *s);
+
+/*
+ * Give back all but WT_STORE_KEEP_BLOCKS blocks of a store that holds no
+ * timeout and has leased none, and the table's room beyond them if a
+ * smaller one can be had. Inline, as it is called after every cancel and
+ * has nothing to do but then. Sleeps.
+ */
+static inline void wt_store_trim(struct wt_store *s)
+{
+	if (!s->nr_live && !s->nr_leased &&
+	    s->nr_blocks > WT_STORE_KEEP_BLOCKS)
+		__wt_store_trim(s);
+}
 
 static inline struct wt_block *wt_block_of(const struct wt_timer *t)
 {

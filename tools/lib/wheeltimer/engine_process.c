@@ -256,9 +256,7 @@ static int wtp_add(struct wheeltimer *wt, struct wt_op *op)
 
 static int wtp_cancel(struct wheeltimer *wt, uint64_t handle)
 {
-	struct wtp *e = wtp(wt);
-	struct wt_op op = { .op = WT_OP_CANCEL, .id = handle };
-	int ret = wt_core_cancel(&e->core, &op, wt_core_due(&e->core));
+	int ret = wt_core_cancel(&wtp(wt)->core, handle);
 
 	/* Fewer records, if any: the descriptor is made right at the next read. */
 	return ret == WT_CORE_UNPLACED ? WTL_UNSUBMITTED : ret;

@@ -352,10 +352,7 @@ static int wtl_cancel_now(struct wheeltimer *wt, uint64_t handle,
 			  struct wtl_handle *h, bool notify)
 {
 	int status = wt->engine->cancel(wt, handle);
-	struct wt_op op = {
-		.op = WT_OP_CANCEL,
-		.id = handle,
-	};
+	struct wt_op op;
 
 	if (status == WTL_UNSUBMITTED) {
 		wt->deferred--;
@@ -375,6 +372,9 @@ static int wtl_cancel_now(struct wheeltimer *wt, uint64_t handle,
 		wtl_handle_release(wt, handle);
 		return 0;
 	}
+	memset(&op, 0, sizeof(op));
+	op.op = WT_OP_CANCEL;
+	op.id = handle;
 	if (status < 0)
 		op.error = -status;
 	else
