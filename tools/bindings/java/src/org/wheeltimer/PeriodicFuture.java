@@ -134,6 +134,7 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
     /** Fixed delay: the next run, {@code -period} from now. */
     private void rearm() {
         long delay = -period;
+        // Before the timeout exists: getDelay() never says more than the truth.
         setTime(saturatedAdd(executor.nanoTime(), delay));
         WheelTimeout t;
         try {

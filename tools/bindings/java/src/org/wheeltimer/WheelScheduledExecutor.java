@@ -262,26 +262,30 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
 
     /* Scheduling. */
 
+    /*
+     * A delayed task's time is its timeout's deadline, read from the timer
+     * (armed()): one reading of the clock per schedule, the timer's, as
+     * ScheduledThreadPoolExecutor's one.
+     */
+
     @Override
     public ScheduledFuture<?> schedule(Runnable command, long delay, TimeUnit unit) {
         Objects.requireNonNull(command, "command");
-        Objects.requireNonNull(unit, "unit");
-        long now = nanoTime();
         long nanos = unit.toNanos(delay);
-        WheelScheduledFuture<Void> f = new WheelScheduledFuture<>(
-                this, command, null, nanos > 0 ? PeriodicFuture.saturatedAdd(now, nanos) : now);
-        return nanos > 0 ? delayed(f, nanos) : immediate(f);
+        if (nanos <= 0) {
+            return immediate(new WheelScheduledFuture<Void>(this, command, null, nanoTime()));
+        }
+        return delayed(new WheelScheduledFuture<Void>(this, command, null, 0), nanos);
     }
 
     @Override
     public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
         Objects.requireNonNull(callable, "callable");
-        Objects.requireNonNull(unit, "unit");
-        long now = nanoTime();
         long nanos = unit.toNanos(delay);
-        WheelScheduledFuture<V> f = new WheelScheduledFuture<>(
-                this, callable, nanos > 0 ? PeriodicFuture.saturatedAdd(now, nanos) : now);
-        return nanos > 0 ? delayed(f, nanos) : immediate(f);
+        if (nanos <= 0) {
+            return immediate(new WheelScheduledFuture<>(this, callable, nanoTime()));
+        }
+        return delayed(new WheelScheduledFuture<>(this, callable, 0), nanos);
     }
 
     /**
@@ -338,6 +342,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         } catch (RejectedExecutionException | IllegalStateException e) {
             throw unregisterAndReject(f, e);
         }
+        f.setTime(t.deadlineNanos());
         f.armed(t);
         recheckAfterShutdown(f);
         return f;

@@ -32,10 +32,13 @@ import java.util.concurrent.TimeUnit;
  */
 class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduledFuture<V>, TimerTask {
     private static final VarHandle TIME;
+    private static final VarHandle TIMEOUT;
 
     static {
         try {
-            TIME = MethodHandles.lookup().findVarHandle(WheelScheduledFuture.class, "time", long.class);
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            TIME = l.findVarHandle(WheelScheduledFuture.class, "time", long.class);
+            TIMEOUT = l.findVarHandle(WheelScheduledFuture.class, "timeout", WheelTimeout.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -43,20 +46,22 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
 
     final WheelScheduledExecutor executor;
     /**
-     * When the (next) run is due, in ns on the timer's clock; the engine's
-     * deadline is never before it. Written before the future is published
-     * and by the periodic run (volatile access through TIME).
+     * When the (next) run is due, in ns on the timer's clock: a one-shot
+     * task's is its timeout's deadline ({@link #armed}); the engine's
+     * deadline is never before it. Written with release, read with acquire
+     * (TIME): any thread may call getDelay().
      */
     @SuppressWarnings("unused")
     private long time;
     /** The timeout that will hand this over, or null: none yet, or done. */
+    @SuppressWarnings("unused")
     private volatile WheelTimeout timeout;
 
     /* The executor's registry (TaskRegistry), under its stripe's lock. */
-    WheelScheduledFuture<?> prevTask;
-    WheelScheduledFuture<?> nextTask;
-    /** The registry's stripe, -1 when not linked. */
+    /** The registry's stripe, -1 when not in it. */
     int stripe = -1;
+    /** Where in that stripe's array. */
+    int index;
     /** The tie-break of compareTo: unique among the executor's registered futures. */
     long seq;
 
@@ -73,23 +78,23 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
     }
 
     final long time() {
-        return (long) TIME.getVolatile(this);
+        return (long) TIME.getAcquire(this);
     }
 
     final void setTime(long t) {
-        TIME.setVolatile(this, t);
+        TIME.setRelease(this, t);
     }
 
     /**
      * The timeout of this future is {@code t}; if the future was cancelled
      * meanwhile, so is {@code t} (whichever of this and {@link #done()} comes
-     * second sees the other).
+     * second sees the other: both write, then read, volatile fields).
      */
     final void armed(WheelTimeout t) {
         timeout = t;
         if (isDone()) {
             t.cancel();
-            timeout = null;
+            TIMEOUT.setRelease(this, null);
         }
     }
 
@@ -173,7 +178,8 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
     protected void done() {
         WheelTimeout t = timeout;
         if (t != null) {
-            timeout = null;
+            // Only to let the timeout go: no ordering needed.
+            TIMEOUT.setRelease(this, null);
             t.cancel();
         }
         executor.finished(this);
