@@ -69,7 +69,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
 	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
-	java check-java check-java-ahc check-java-vm bench-java
+	java check-java check-java-ahc check-java-vm bench-java bench-java-exec
 
 all: module
 
@@ -337,9 +337,15 @@ check-java-vm: vm-module
 	@set -o pipefail; tools/bindings/java/vm check | tee $(BUILD)/check-java-vm.log
 
 bench-java: vm-module
-	@tools/deps build lib java vm
-	@$(JAVA_MAKE) vm
+	@tools/deps build lib java vm ahc
+	@$(JAVA_MAKE) vm-bench
 	@tools/bindings/java/vm bench $(if $(filter 1,$(QUICK)),--quick)
+
+# The executor and AsyncHttpClient benchmarks natively, on the in-process
+# engine (bench-java runs them in the VM too).
+bench-java-exec:
+	@tools/deps build lib java ahc
+	@$(JAVA_MAKE) bench-exec
 
 # Each part appends to one log; the summary counts the cases of them all.
 check:

@@ -32,7 +32,7 @@ import org.asynchttpclient.Dsl;
 import org.wheeltimer.WheelTimer;
 
 /**
- * {@code AhcBench [--quick] [--connections N]}: one client per timer, in
+ * {@code AhcBench [--quick] [--connections N] [--rounds N]}: one client per timer, in
  * turn, against one {@link LocalHttpServer} in a process of its own (so
  * that this process's CPU is the client's alone). For each:
  *
@@ -69,10 +69,12 @@ public final class AhcBench {
     private final int connections;
     private final int rounds;
     private final int idleSeconds;
+    private final boolean quick;
 
-    private AhcBench(boolean quick, int connections) {
+    private AhcBench(boolean quick, int connections, int rounds) {
         this.connections = connections;
-        rounds = quick ? 1 : 5;
+        this.rounds = rounds > 0 ? rounds : quick ? 1 : 5;
+        this.quick = quick;
         idleSeconds = quick ? 2 : 10;
     }
 
@@ -81,12 +83,13 @@ public final class AhcBench {
 
     public static void main(String[] args) throws Exception {
         List<String> a = Arrays.asList(args);
-        int n = 10_000;
-        int i = a.indexOf("--connections");
-        if (i >= 0) {
-            n = Integer.parseInt(a.get(i + 1));
-        }
-        new AhcBench(a.contains("--quick"), n).run();
+        new AhcBench(a.contains("--quick"), option(a, "--connections", 10_000),
+                     option(a, "--rounds", 0)).run();
+    }
+
+    private static int option(List<String> args, String name, int otherwise) {
+        int i = args.indexOf(name);
+        return i >= 0 ? Integer.parseInt(args.get(i + 1)) : otherwise;
     }
 
     private void run() throws Exception {
@@ -106,7 +109,9 @@ public final class AhcBench {
             for (Config c : configs) {
                 withClient(c, server.url(), (client, timerThread) -> {
                     burst(client, server.url(), connections);
-                    burst(client, server.url(), connections);
+                    if (!quick) {
+                        burst(client, server.url(), connections);
+                    }
                 });
             }
             // Rounds go round the timers; the first also measures the rest.
