@@ -86,16 +86,17 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     private static final int RUNNING = 0;
     private static final int SHUTDOWN = 1;
     private static final int STOP = 2;
-    private static final int TIDYING = 3;
-    private static final int TERMINATED = 4;
+    private static final int TERMINATED = 3;
 
     private static final VarHandle STATE;
+    private static final VarHandle TERMINATING;
     private static final AtomicInteger EXECUTORS = new AtomicInteger();
 
     static {
         try {
-            STATE = MethodHandles.lookup().findVarHandle(WheelScheduledExecutor.class, "state",
-                                                         int.class);
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            STATE = l.findVarHandle(WheelScheduledExecutor.class, "state", int.class);
+            TERMINATING = l.findVarHandle(WheelScheduledExecutor.class, "terminating", boolean.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -114,6 +115,9 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
 
     @SuppressWarnings("unused")
     private volatile int state;
+    /** Set once, by whoever stops the timer for termination. */
+    @SuppressWarnings("unused")
+    private volatile boolean terminating;
     private volatile boolean executeDelayedAfterShutdown = true;
     private volatile boolean continuePeriodicAfterShutdown;
 
@@ -245,18 +249,27 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         }
     }
 
-    /** Our pool: a fixed ThreadPoolExecutor that tells us when it has terminated. */
+    /**
+     * Our pool: a fixed ThreadPoolExecutor that tells us when it has
+     * terminated. Its refusal is a plain exception: the JDK's AbortPolicy
+     * builds its message with the pool's toString(), which takes the
+     * pool's lock, and the timer's worker must never wait for that lock.
+     */
     private static final class Pool extends ThreadPoolExecutor {
         private final WheelScheduledExecutor owner;
 
         Pool(int threads, ThreadFactory factory, WheelScheduledExecutor owner) {
-            super(threads, threads, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), factory);
+            super(threads, threads, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), factory,
+                  (r, pool) -> {
+                      throw new RejectedExecutionException("the executor is shut down");
+                  });
             this.owner = owner;
         }
 
+        /** Under the pool's lock: only says so. */
         @Override
         protected void terminated() {
-            owner.finishTermination();
+            owner.terminate();
         }
     }
 
@@ -561,45 +574,39 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         }
     }
 
-    /** Once shut down and nothing registered: our pool drains and ends; then the timer stops. */
+    /**
+     * Once shut down with nothing registered, the timer has nothing left to
+     * do: stop it (waiting for its worker, so never from the worker itself,
+     * nor under the pool's lock, which the worker may need to start a pool
+     * thread), then let our pool run what it holds and end.
+     */
     private void tryTerminate() {
         int s = state;
-        if (s == RUNNING || s >= TIDYING || !registry.isEmpty()) {
+        if (s == RUNNING || s == TERMINATED || !registry.isEmpty()
+                || !TERMINATING.compareAndSet(this, false, true)) {
             return;
         }
+        if (Thread.currentThread() == timerThread) {
+            threadFactory.newThread(this::stopTimerThenPool).start();
+        } else {
+            stopTimerThenPool();
+        }
+    }
+
+    private void stopTimerThenPool() {
+        timer.stop();
         if (pool != null) {
-            // Its terminated() calls finishTermination() once its queue is run.
+            // Its terminated() calls terminate() once its queue is run.
             pool.shutdown();
         } else {
-            finishTermination();
+            terminate();
         }
     }
 
-    /** Stops the timer (never from its own worker) and says the executor has terminated. */
-    void finishTermination() {
-        for (;;) {
-            int s = state;
-            if (s >= TIDYING) {
-                return;
-            }
-            if (STATE.compareAndSet(this, s, TIDYING)) {
-                break;
-            }
-        }
-        if (Thread.currentThread() == timerThread) {
-            threadFactory.newThread(this::stopTimer).start();
-        } else {
-            stopTimer();
-        }
-    }
-
-    private void stopTimer() {
-        try {
-            timer.stop();
-        } finally {
-            state = TERMINATED;
-            terminated.countDown();
-        }
+    /** The timer has stopped and the pool ended: the executor has terminated. */
+    void terminate() {
+        advanceState(TERMINATED);
+        terminated.countDown();
     }
 
     @Override
@@ -691,7 +698,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
 
     @Override
     public String toString() {
-        String[] names = {"running", "shutdown", "stop", "tidying", "terminated"};
+        String[] names = {"running", "shutdown", "stop", "terminated"};
         return "WheelScheduledExecutor(" + names[state] + ", " + timer + ", "
                 + (pool != null ? "pool of " + pool.getMaximumPoolSize() : "executor " + runner) + ")";
     }

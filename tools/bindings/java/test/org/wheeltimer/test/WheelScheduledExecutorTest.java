@@ -260,6 +260,36 @@ class WheelScheduledExecutorTest {
         assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
     }
 
+    /**
+     * Termination racing the timer's last hand-overs: tasks due at once,
+     * cancelled as they fall due, then shutdown(). The timer's worker may be
+     * handing a task just cancelled to the pool (starting one of its threads,
+     * under the pool's lock) when the last cancel lets the executor
+     * terminate; stopping the timer from inside the pool's termination,
+     * under that lock, waited for the worker for ever.
+     */
+    @Test
+    void terminationRacingTheLastHandOversCompletes() throws Exception {
+        for (int round = 0; round < 100; round++) {
+            WheelScheduledExecutor e = new WheelScheduledExecutor(2);
+            List<ScheduledFuture<?>> futures = new ArrayList<>();
+            long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5);
+            for (int i = 0; i < 2000; i++) {
+                futures.add(e.schedule(() -> { }, due - System.nanoTime(), TimeUnit.NANOSECONDS));
+            }
+            // The cancels as the tasks fall due: some are being handed over.
+            while (System.nanoTime() < due) {
+                Thread.onSpinWait();
+            }
+            for (ScheduledFuture<?> f : futures) {
+                f.cancel(false);
+            }
+            e.shutdown();
+            assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS),
+                       "round " + round + ": the executor terminates");
+        }
+    }
+
     @Test
     void comparesWithScheduledThreadPoolExecutorsFutures() {
         WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
