@@ -5,6 +5,9 @@
  */
 package org.wheeltimer.bench;
 
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
+
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -26,6 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 
 import org.wheeltimer.WheelScheduledExecutor;
+import org.wheeltimer.WheelTimer;
 
 /**
  * {@code ExecutorBench [--quick] [--max-pending N] [--rounds N] [--ops N]}:
@@ -44,7 +48,9 @@ import org.wheeltimer.WheelScheduledExecutor;
  *     than threads, it includes their waiting for each other and the
  *     timer's worker's share), and the process's CPU ns per operation (all
  *     its threads: the callers', the timer's worker's, the collector's),
- *     which a busy machine inflates less.
+ *     which a busy machine inflates less. The same on a WheelTimer alone
+ *     (newTimeout + cancel): the floor under the executor, what the timer
+ *     itself costs.
  * <li>expiry: N tasks with one deadline; ns per task from the first run to
  *     the last.
  * <li>lateness: 2000 tasks 20 to 220 ms away; how long after its delay each
@@ -169,14 +175,16 @@ public final class ExecutorBench {
                            + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
         System.out.println("# warming up");
         for (Config c : configs) {
-            with(c, e -> churn(e, 1_000, 1, churnOps / 4, new double[1]));
-            with(c, e -> churn(e, 1_000, 4, churnOps / 4, new double[1]));
+            with(c, e -> churn(of(e), 1_000, 1, churnOps / 4, new double[1]));
+            with(c, e -> churn(of(e), 1_000, 4, churnOps / 4, new double[1]));
             with(c, e -> expiry(e, expiryTasks / 10));
             with(c, e -> lateness(e, latenessTasks / 10)[0]);
         }
+        timerChurn(1_000, 1, churnOps / 4, new double[1]);
         int[] threads = {1, 4};
-        double[][][][] churn = new double[n][pendings.length][threads.length][rounds];
-        double[][][][] churnCpu = new double[n][pendings.length][threads.length][rounds];
+        // Index n: WheelTimer alone, for the schedule + cancel rows.
+        double[][][][] churn = new double[n + 1][pendings.length][threads.length][rounds];
+        double[][][][] churnCpu = new double[n + 1][pendings.length][threads.length][rounds];
         double[][] expiry = new double[n][rounds];
         double[][][] late = new double[n][3][rounds];
         for (int r = 0; r < rounds; r++) {
@@ -187,9 +195,12 @@ public final class ExecutorBench {
                         int pending = pendings[p];
                         int th = threads[t];
                         double[] cpu = new double[1];
-                        churn[i][p][t][r] = with(configs.get(i), e -> churn(e, pending, th, churnOps, cpu));
+                        churn[i][p][t][r] = with(configs.get(i), e -> churn(of(e), pending, th, churnOps, cpu));
                         churnCpu[i][p][t][r] = cpu[0];
                     }
+                    double[] cpu = new double[1];
+                    churn[n][p][t][r] = timerChurn(pendings[p], threads[t], churnOps, cpu);
+                    churnCpu[n][p][t][r] = cpu[0];
                 }
             }
             for (int i = 0; i < n; i++) {
@@ -226,13 +237,15 @@ public final class ExecutorBench {
             head.append(' ').append(c.name).append(" |");
             rule.append(" --- |");
         }
+        head.append(" WheelTimer alone (the floor) |");
+        rule.append(" --- |");
         System.out.println(head);
         System.out.println(rule);
         for (int p = 0; p < pendings.length; p++) {
             for (int t = 0; t < threads.length; t++) {
-                double[] v = new double[n];
-                double[] c = new double[n];
-                for (int i = 0; i < n; i++) {
+                double[] v = new double[n + 1];
+                double[] c = new double[n + 1];
+                for (int i = 0; i <= n; i++) {
                     v[i] = median(churn[i][p][t]);
                     c[i] = median(churnCpu[i][p][t]);
                 }
@@ -253,7 +266,7 @@ public final class ExecutorBench {
             b.append(String.format(Locale.ROOT, " %.0f / %.0f / %.0f |", median(late[i][0]),
                                    median(late[i][1]), median(late[i][2])));
         }
-        System.out.println(b);
+        System.out.println(b.append(" — |"));
         row("heap retained by " + count(retainedTasks) + " cancelled tasks, MiB", retained, "%.1f");
         row("wake-ups per second, " + count(idleTasks) + " tasks an hour away", wakeups, "%.1f");
         System.out.println("=== end");
@@ -263,6 +276,7 @@ public final class ExecutorBench {
         return n >= 1_000_000 ? n / 1_000_000 + " M" : n >= 1000 ? n / 1000 + " K" : Integer.toString(n);
     }
 
+    /** One row: the executors' values, ratios to the first; "—" where the floor has none. */
     private static void row(String what, double[] v, String format) {
         StringBuilder b = new StringBuilder("| ").append(what).append(" |");
         for (int i = 0; i < v.length; i++) {
@@ -271,6 +285,9 @@ public final class ExecutorBench {
                 b.append(ratio(v[i], v[0]));
             }
             b.append(" |");
+        }
+        if (v.length == 3) {
+            b.append(" — |");
         }
         System.out.println(b);
     }
@@ -309,39 +326,92 @@ public final class ExecutorBench {
         return s[s.length / 2];
     }
 
+    /** What schedule + cancel is measured on: an executor, or the timer alone. */
+    private interface Churner {
+        Object add();
+
+        void cancel(Object handle);
+    }
+
+    private static Churner of(ScheduledExecutorService e) {
+        return new Churner() {
+            @Override
+            public Object add() {
+                return e.schedule(NOP, REQUEST_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void cancel(Object handle) {
+                ((ScheduledFuture<?>) handle).cancel(false);
+            }
+        };
+    }
+
+    private static final TimerTask TIMER_NOP = t -> { };
+
+    private static Churner of(WheelTimer t) {
+        return new Churner() {
+            @Override
+            public Object add() {
+                return t.newTimeout(TIMER_NOP, REQUEST_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void cancel(Object handle) {
+                ((Timeout) handle).cancel();
+            }
+        };
+    }
+
+    /** The timer alone, as WheelScheduledExecutor opens it: the floor of its schedule + cancel. */
+    private static double timerChurn(int pending, int threads, int ops, double[] cpu)
+            throws InterruptedException {
+        WheelTimer t = new WheelTimer(new Named());
+        try {
+            return churn(of(t), pending, threads, ops, cpu);
+        } finally {
+            t.stop();
+        }
+    }
+
     /**
      * Wall ns per cancel + schedule, {@code pending} in flight over
      * {@code threads} callers, each of which cancels a random one of its own;
      * {@code cpu[0]}: the process's CPU ns per operation (every thread's: the
      * callers', the timer's, the collector's).
      */
-    private static double churn(ScheduledExecutorService e, int pending, int threads, int ops,
-                                double[] cpu) throws InterruptedException {
+    private static double churn(Churner e, int pending, int threads, int ops, double[] cpu)
+            throws InterruptedException {
         int per = pending / threads;
         int opsPer = ops / threads;
         CountDownLatch filled = new CountDownLatch(threads);
         CountDownLatch go = new CountDownLatch(1);
+        CountDownLatch measured = new CountDownLatch(threads);
+        CountDownLatch release = new CountDownLatch(1);
         List<Thread> callers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             callers.add(new Thread(() -> {
-                ScheduledFuture<?>[] window = new ScheduledFuture<?>[per];
+                Object[] window = new Object[per];
                 for (int i = 0; i < per; i++) {
-                    window[i] = e.schedule(NOP, REQUEST_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+                    window[i] = e.add();
                 }
                 filled.countDown();
                 try {
                     go.await();
+                    ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                    for (int i = 0; i < opsPer; i++) {
+                        int k = rnd.nextInt(per);
+                        e.cancel(window[k]);
+                        window[k] = e.add();
+                    }
+                    measured.countDown();
+                    // The window's own cancels are not measured.
+                    release.await();
                 } catch (InterruptedException x) {
                     return;
                 }
-                ThreadLocalRandom rnd = ThreadLocalRandom.current();
-                for (int i = 0; i < opsPer; i++) {
-                    int k = rnd.nextInt(per);
-                    window[k].cancel(false);
-                    window[k] = e.schedule(NOP, REQUEST_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
-                }
-                for (ScheduledFuture<?> f : window) {
-                    f.cancel(false);
+                for (Object f : window) {
+                    e.cancel(f);
                 }
             }));
         }
@@ -350,13 +420,14 @@ public final class ExecutorBench {
         long cpuStart = processCpuNanos();
         long start = System.nanoTime();
         go.countDown();
+        measured.await();
+        long wall = System.nanoTime() - start;
+        double n = (long) opsPer * threads;
+        cpu[0] = (processCpuNanos() - cpuStart) / n;
+        release.countDown();
         for (Thread t : callers) {
             t.join();
         }
-        long wall = System.nanoTime() - start;
-        // The cancels of the window at the end are counted too: one each more.
-        double n = (long) opsPer * threads + (long) per * threads;
-        cpu[0] = (processCpuNanos() - cpuStart) / n;
         return wall / n;
     }
 
