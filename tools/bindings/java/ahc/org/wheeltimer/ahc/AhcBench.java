@@ -109,7 +109,7 @@ public final class AhcBench {
             for (Config c : configs) {
                 withClient(c, server.url(), (client, timerThread) -> {
                     burst(client, server.url(), connections);
-                    if (!quick) {
+                    if (!quick && rounds > 1) {
                         burst(client, server.url(), connections);
                     }
                 });
