@@ -72,7 +72,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	fuzz-core bench-core bench bench-host bench-plot check-bench fuzz \
 	check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
-	java check-java check-java-vm bench-java bench-java-host \
+	java check-java check-java-ahc check-java-vm bench-java bench-java-host \
+	bench-java-exec \
 	arm64-module arm64-selftests arm64-lib check-arm64 \
 	scheduler check-cluster bench-cluster
 
@@ -365,15 +366,18 @@ check-lib-vm: vm-module
 		-- /bin/run-lib-tests | tee $(BUILD)/check-lib-vm.log
 
 # The Java binding (tools/bindings/java): WheelTimer, an io.netty.util.Timer
-# on libwheeltimer through JNI, in $(BUILD)/java. check-java: on this
-# machine, on the in-process engine, the JUnit suite against Netty's
-# HashedWheelTimer and WheelTimer, then the examples. check-java-vm: in
-# the VM, on the kernel engine, WheelTimer's half of the suite and the
-# examples, with a runtime made by jlink. bench-java: WheelTimer against
-# HashedWheelTimer (100 ms and 1 ms ticks) in one VM boot, on the kernel
-# engine; bench-java-host: the same natively on this machine, on the
-# in-process engine (build/java/bench-host.txt). QUICK=1 is the smoke run
-# of seconds.
+# on libwheeltimer through JNI, and WheelScheduledExecutor, a
+# ScheduledExecutorService on it, in $(BUILD)/java. check-java: on this
+# machine, on the in-process engine, the JUnit suites against Netty's
+# HashedWheelTimer and WheelTimer, and against ScheduledThreadPoolExecutor
+# and WheelScheduledExecutor, then the examples. check-java-vm: in the VM,
+# on the kernel engine, WheelTimer's and WheelScheduledExecutor's halves of
+# the suites and the examples, with a runtime made by jlink. bench-java:
+# WheelTimer against HashedWheelTimer (100 ms and 1 ms ticks), then the
+# executor and AsyncHttpClient benchmarks, in one VM boot, on the kernel
+# engine; bench-java-host: WheelTimer's benchmark natively on this machine,
+# on the in-process engine (build/java/bench-host.txt). QUICK=1 is the
+# smoke run of seconds.
 JAVA_MAKE	= $(MAKE) --no-print-directory -C tools/bindings/java O=$(BUILD)/java
 
 java:
@@ -386,6 +390,15 @@ check-java:
 	@mkdir -p $(BUILD)
 	@set -o pipefail; $(JAVA_MAKE) check 2>&1 | tee $(BUILD)/check-java.log
 
+# AsyncHttpClient (Debian's) with WheelTimer swapped in by one line:
+# 10 000 requests in flight against a local server (tools/bindings/java/ahc),
+# then the example, on this machine's in-process engine.
+check-java-ahc:
+	@tools/deps build lib java ahc
+	@echo "== AsyncHttpClient with WheelTimer on this machine (in-process engine)"
+	@mkdir -p $(BUILD)
+	@set -o pipefail; $(JAVA_MAKE) check-ahc 2>&1 | tee $(BUILD)/check-java-ahc.log
+
 check-java-vm: vm-module
 	@tools/deps build lib java vm
 	@$(JAVA_MAKE) vm
@@ -393,9 +406,15 @@ check-java-vm: vm-module
 	@set -o pipefail; tools/bindings/java/vm check | tee $(BUILD)/check-java-vm.log
 
 bench-java: vm-module
-	@tools/deps build lib java vm
-	@$(JAVA_MAKE) vm
+	@tools/deps build lib java vm ahc
+	@$(JAVA_MAKE) vm-bench
 	@tools/bindings/java/vm bench $(if $(filter 1,$(QUICK)),--quick)
+
+# The executor and AsyncHttpClient benchmarks natively, on the in-process
+# engine (bench-java runs them in the VM too).
+bench-java-exec:
+	@tools/deps build lib java ahc
+	@$(JAVA_MAKE) bench-exec
 
 bench-java-host:
 	@tools/deps build lib java
@@ -436,9 +455,9 @@ check:
 	fi; \
 	for run in check-wheel check-wheel-fuzz check-lib check-vm \
 		check-vm32 check-vm-debug check-kernels check-fuzz \
-		check-examples check-lib-vm check-java check-java-vm check-cluster \
-		check-demo check-bench check-build check-dkms check-deb check-man \
-		check-arm64; do \
+		check-examples check-lib-vm check-java check-java-ahc check-java-vm \
+		check-cluster check-demo check-bench check-build check-dkms \
+		check-deb check-man check-arm64; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \

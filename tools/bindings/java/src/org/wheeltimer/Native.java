@@ -11,8 +11,9 @@ package org.wheeltimer;
  * <p>The library is loaded when this class is first used, from the file
  * that the system property {@value #PATH_PROPERTY} names if it is set, else
  * as {@code wheeltimer_jni} from {@code java.library.path} (a file
- * {@code libwheeltimer_jni.so} in one of its directories). It holds
- * libwheeltimer itself and depends on nothing but the C library.
+ * {@code libwheeltimer_jni.so} in one of its directories), else from beside
+ * the jar ({@link JniLocator}). It holds libwheeltimer itself and depends
+ * on nothing but the C library.
  *
  * <p>Contexts are {@code long} values, the address of the native side's
  * {@code struct wtj}; errors are negative errno values (or libwheeltimer's
@@ -108,15 +109,22 @@ final class Native {
                 System.loadLibrary(LIBRARY);
             }
         } catch (UnsatisfiedLinkError e) {
+            // Not on java.library.path: beside the jar, as JniLocator says.
+            java.util.List<Throwable> besideJar = new java.util.ArrayList<>();
+            if ((path == null || path.isEmpty())
+                    && JniLocator.loadBesideJar(Native.class, LIBRARY, besideJar) != null) {
+                return;
+            }
             UnsatisfiedLinkError wrapped = new UnsatisfiedLinkError(
                     "cannot load the wheeltimer JNI library ("
                     + (path != null && !path.isEmpty()
                        ? PATH_PROPERTY + "=" + path
                        : "lib" + LIBRARY + ".so on java.library.path="
-                         + System.getProperty("java.library.path"))
+                         + System.getProperty("java.library.path") + " or beside the jar")
                     + "): " + e.getMessage()
                     + "; set -D" + PATH_PROPERTY + "=/path/to/lib" + LIBRARY + ".so");
             wrapped.initCause(e);
+            besideJar.forEach(wrapped::addSuppressed);
             throw wrapped;
         }
     }

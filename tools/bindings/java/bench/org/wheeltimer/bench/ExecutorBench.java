@@ -1,0 +1,556 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * ExecutorBench.java - WheelScheduledExecutor against the JDK's
+ * ScheduledThreadPoolExecutor, with either removal policy, in one JVM
+ */
+package org.wheeltimer.bench;
+
+import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+
+import org.wheeltimer.WheelScheduledExecutor;
+import org.wheeltimer.WheelTimer;
+
+/**
+ * {@code ExecutorBench [--quick] [--max-pending N] [--rounds N] [--ops N]}:
+ * each executor, with a pool of one thread, measured the same way in turn,
+ * rounds going round the executors so that a slow spell of the machine
+ * falls on all of them; medians of the rounds (5; --rounds), after a round
+ * that warms the JIT up. Only ratios between executors of one run mean
+ * anything. --ops is the operations per measurement of schedule + cancel
+ * (1 M), --max-pending leaves out the larger pending counts.
+ *
+ * <ul>
+ * <li>schedule + cancel: {@code P} request timeouts 30 s away pending (1 K,
+ *     100 K, 1 M), shared by 1 or 4 threads; each operation cancels a
+ *     random one of the caller's (a response came) and schedules a new one
+ *     in its place; wall ns per operation over all threads (on fewer CPUs
+ *     than threads, it includes their waiting for each other and the
+ *     timer's worker's share), and the process's CPU ns per operation (all
+ *     its threads: the callers', the timer's worker's, the collector's),
+ *     which a busy machine inflates less. The same on a WheelTimer alone
+ *     (newTimeout + cancel): the floor under the executor, what the timer
+ *     itself costs.
+ * <li>expiry: N tasks with one deadline; ns per task from the first run to
+ *     the last.
+ * <li>lateness: 2000 tasks 20 to 220 ms away; how long after its delay each
+ *     ran: median, 99th percentile, maximum.
+ * <li>heap retained by 1 M cancelled tasks: 1 M tasks 30 s away, all
+ *     cancelled; the heap in use after a collection, less that before.
+ * <li>idle wake-ups: 100 K tasks an hour away; context switches per second
+ *     of all the executor's threads.
+ * </ul>
+ */
+public final class ExecutorBench {
+    private static final AtomicInteger FACTORIES = new AtomicInteger();
+    private static final Runnable NOP = () -> { };
+    private static final long REQUEST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final boolean quick;
+    private final int rounds;
+    private final int churnOps;
+    private final int[] pendings;
+    private final int expiryTasks;
+    private final int latenessTasks;
+    private final int retainedTasks;
+    private final int idleTasks;
+    private final int idleSeconds;
+
+    private ExecutorBench(boolean quick, int maxPending, int rounds, int ops) {
+        this.quick = quick;
+        this.rounds = rounds > 0 ? rounds : quick ? 1 : 5;
+        churnOps = ops > 0 ? ops : quick ? 20_000 : 1_000_000;
+        pendings = Arrays.stream(new int[] {1_000, 100_000, 1_000_000})
+                .filter(p -> p <= maxPending).toArray();
+        expiryTasks = quick ? 10_000 : 100_000;
+        latenessTasks = quick ? 200 : 2000;
+        retainedTasks = Math.min(maxPending, quick ? 100_000 : 1_000_000);
+        idleTasks = quick ? 10_000 : 100_000;
+        idleSeconds = quick ? 1 : 5;
+    }
+
+    /** Threads with one name prefix, found in /proc by it. */
+    private static final class Named implements ThreadFactory {
+        final String prefix = "xb" + FACTORIES.incrementAndGet() + "-";
+        private final AtomicInteger n = new AtomicInteger();
+
+        @Override
+        public Thread newThread(Runnable r) {
+            Thread t = new Thread(r, prefix + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }
+
+        /** Voluntary and involuntary context switches of every thread of ours. */
+        long contextSwitches() {
+            long sum = 0;
+            try (var tasks = Files.list(Path.of("/proc/self/task"))) {
+                for (Path p : (Iterable<Path>) tasks::iterator) {
+                    if (comm(p).startsWith(prefix)) {
+                        sum += switches(p);
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            return sum;
+        }
+    }
+
+    private static String comm(Path task) {
+        try {
+            return Files.readString(task.resolve("comm")).trim();
+        } catch (NoSuchFileException gone) {
+            return "";
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static long switches(Path task) {
+        long n = 0;
+        try {
+            for (String line : Files.readAllLines(task.resolve("status"))) {
+                if (line.startsWith("voluntary_ctxt_switches:")
+                        || line.startsWith("nonvoluntary_ctxt_switches:")) {
+                    n += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+                }
+            }
+        } catch (NoSuchFileException gone) {
+            return 0;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return n;
+    }
+
+    private record Config(String name, Function<ThreadFactory, ScheduledExecutorService> make) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        List<String> a = Arrays.asList(args);
+        new ExecutorBench(a.contains("--quick"), option(a, "--max-pending", 1_000_000),
+                          option(a, "--rounds", 0), option(a, "--ops", 0)).run();
+    }
+
+    private static int option(List<String> args, String name, int otherwise) {
+        int i = args.indexOf(name);
+        return i >= 0 ? Integer.parseInt(args.get(i + 1)) : otherwise;
+    }
+
+    private void run() throws Exception {
+        List<Config> configs = List.of(
+                new Config("WheelScheduledExecutor", f -> new WheelScheduledExecutor(1, f)),
+                new Config("STPE", f -> new ScheduledThreadPoolExecutor(1, f)),
+                new Config("STPE, removeOnCancel", f -> {
+                    ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, f);
+                    s.setRemoveOnCancelPolicy(true);
+                    return s;
+                }));
+        int n = configs.size();
+        System.out.println("# executor bench" + (quick ? " (quick)" : "") + ": "
+                           + Runtime.getRuntime().availableProcessors() + " CPU(s), "
+                           + System.getProperty("java.vm.name") + " "
+                           + System.getProperty("java.version") + ", heap "
+                           + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
+        System.out.println("# warming up");
+        for (Config c : configs) {
+            with(c, e -> churn(of(e), 1_000, 1, churnOps / 4, new double[1]));
+            with(c, e -> churn(of(e), 1_000, 4, churnOps / 4, new double[1]));
+            with(c, e -> expiry(e, expiryTasks / 10));
+            with(c, e -> lateness(e, latenessTasks / 10)[0]);
+        }
+        timerChurn(1_000, 1, churnOps / 4, new double[1]);
+        int[] threads = {1, 4};
+        // Index n: WheelTimer alone, for the schedule + cancel rows.
+        double[][][][] churn = new double[n + 1][pendings.length][threads.length][rounds];
+        double[][][][] churnCpu = new double[n + 1][pendings.length][threads.length][rounds];
+        double[][] expiry = new double[n][rounds];
+        double[][][] late = new double[n][3][rounds];
+        for (int r = 0; r < rounds; r++) {
+            System.out.println("# round " + (r + 1) + " of " + rounds);
+            for (int p = 0; p < pendings.length; p++) {
+                for (int t = 0; t < threads.length; t++) {
+                    for (int i = 0; i < n; i++) {
+                        int pending = pendings[p];
+                        int th = threads[t];
+                        double[] cpu = new double[1];
+                        churn[i][p][t][r] = with(configs.get(i), e -> churn(of(e), pending, th, churnOps, cpu));
+                        churnCpu[i][p][t][r] = cpu[0];
+                    }
+                    double[] cpu = new double[1];
+                    churn[n][p][t][r] = timerChurn(pendings[p], threads[t], churnOps, cpu);
+                    churnCpu[n][p][t][r] = cpu[0];
+                }
+            }
+            for (int i = 0; i < n; i++) {
+                expiry[i][r] = with(configs.get(i), e -> expiry(e, expiryTasks));
+                int k = r;
+                double[][] l = late[i];
+                with(configs.get(i), e -> {
+                    double[] q = lateness(e, latenessTasks);
+                    for (int j = 0; j < 3; j++) {
+                        l[j][k] = q[j];
+                    }
+                    return 0;
+                });
+            }
+        }
+        double[] retained = new double[n];
+        double[] wakeups = new double[n];
+        for (int i = 0; i < n; i++) {
+            retained[i] = with(configs.get(i), e -> retained(e, retainedTasks));
+            Named f = new Named();
+            ScheduledExecutorService e = configs.get(i).make.apply(f);
+            try {
+                wakeups[i] = idleWakeups(e, f);
+            } finally {
+                close(e);
+            }
+        }
+
+        System.out.println();
+        System.out.println("=== executor bench: (x) = ScheduledThreadPoolExecutor / WheelScheduledExecutor");
+        StringBuilder head = new StringBuilder("| measurement |");
+        StringBuilder rule = new StringBuilder("| --- |");
+        for (Config c : configs) {
+            head.append(' ').append(c.name).append(" |");
+            rule.append(" --- |");
+        }
+        head.append(" WheelTimer alone (the floor) |");
+        rule.append(" --- |");
+        System.out.println(head);
+        System.out.println(rule);
+        for (int p = 0; p < pendings.length; p++) {
+            for (int t = 0; t < threads.length; t++) {
+                double[] v = new double[n + 1];
+                double[] c = new double[n + 1];
+                for (int i = 0; i <= n; i++) {
+                    v[i] = median(churn[i][p][t]);
+                    c[i] = median(churnCpu[i][p][t]);
+                }
+                String what = String.format(Locale.ROOT, "schedule + cancel, %s pending, %d thread%s",
+                                            count(pendings[p]), threads[t], threads[t] > 1 ? "s" : "");
+                row(what + ", wall ns", v, "%.0f");
+                row(what + ", CPU ns", c, "%.0f");
+            }
+        }
+        double[] v = new double[n];
+        for (int i = 0; i < n; i++) {
+            v[i] = median(expiry[i]);
+        }
+        row("per expired task, " + count(expiryTasks) + " due together, ns", v, "%.0f");
+        StringBuilder b = new StringBuilder("| lateness p50 / p99 / max, us (" + latenessTasks
+                                            + " tasks, 20 to 220 ms) |");
+        for (int i = 0; i < n; i++) {
+            b.append(String.format(Locale.ROOT, " %.0f / %.0f / %.0f |", median(late[i][0]),
+                                   median(late[i][1]), median(late[i][2])));
+        }
+        System.out.println(b.append(" — |"));
+        row("heap retained by " + count(retainedTasks) + " cancelled tasks, MiB", retained, "%.1f");
+        row("wake-ups per second, " + count(idleTasks) + " tasks an hour away", wakeups, "%.1f");
+        System.out.println("=== end");
+    }
+
+    private static String count(int n) {
+        return n >= 1_000_000 ? n / 1_000_000 + " M" : n >= 1000 ? n / 1000 + " K" : Integer.toString(n);
+    }
+
+    /** One row: the executors' values, ratios to the first; "—" where the floor has none. */
+    private static void row(String what, double[] v, String format) {
+        StringBuilder b = new StringBuilder("| ").append(what).append(" |");
+        for (int i = 0; i < v.length; i++) {
+            b.append(' ').append(String.format(Locale.ROOT, format, v[i]));
+            if (i > 0) {
+                b.append(ratio(v[i], v[0]));
+            }
+            b.append(" |");
+        }
+        if (v.length == 3) {
+            b.append(" — |");
+        }
+        System.out.println(b);
+    }
+
+    private static String ratio(double other, double ours) {
+        if (ours == 0) {
+            return other == 0 ? "" : " (ours: 0)";
+        }
+        double x = other / ours;
+        return String.format(Locale.ROOT, x >= 10 ? " (%.0fx)" : " (%.2fx)", x);
+    }
+
+    private interface Measure {
+        double on(ScheduledExecutorService e) throws Exception;
+    }
+
+    private static double with(Config c, Measure m) throws Exception {
+        ScheduledExecutorService e = c.make.apply(new Named());
+        try {
+            return m.on(e);
+        } finally {
+            close(e);
+        }
+    }
+
+    private static void close(ScheduledExecutorService e) throws InterruptedException {
+        e.shutdownNow();
+        if (!e.awaitTermination(600, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("did not terminate: " + e);
+        }
+    }
+
+    private static double median(double[] v) {
+        double[] s = v.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
+    }
+
+    /** What schedule + cancel is measured on: an executor, or the timer alone. */
+    private interface Churner {
+        Object add();
+
+        void cancel(Object handle);
+    }
+
+    private static Churner of(ScheduledExecutorService e) {
+        return new Churner() {
+            @Override
+            public Object add() {
+                return e.schedule(NOP, REQUEST_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void cancel(Object handle) {
+                ((ScheduledFuture<?>) handle).cancel(false);
+            }
+        };
+    }
+
+    private static final TimerTask TIMER_NOP = t -> { };
+
+    private static Churner of(WheelTimer t) {
+        return new Churner() {
+            @Override
+            public Object add() {
+                return t.newTimeout(TIMER_NOP, REQUEST_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+            }
+
+            @Override
+            public void cancel(Object handle) {
+                ((Timeout) handle).cancel();
+            }
+        };
+    }
+
+    /** The timer alone, as WheelScheduledExecutor opens it: the floor of its schedule + cancel. */
+    private static double timerChurn(int pending, int threads, int ops, double[] cpu)
+            throws InterruptedException {
+        WheelTimer t = new WheelTimer(new Named());
+        try {
+            return churn(of(t), pending, threads, ops, cpu);
+        } finally {
+            t.stop();
+        }
+    }
+
+    /**
+     * Wall ns per cancel + schedule, {@code pending} in flight over
+     * {@code threads} callers, each of which cancels a random one of its own;
+     * {@code cpu[0]}: the process's CPU ns per operation (every thread's: the
+     * callers', the timer's, the collector's).
+     */
+    private static double churn(Churner e, int pending, int threads, int ops, double[] cpu)
+            throws InterruptedException {
+        int per = pending / threads;
+        int opsPer = ops / threads;
+        CountDownLatch filled = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        CountDownLatch measured = new CountDownLatch(threads);
+        CountDownLatch release = new CountDownLatch(1);
+        List<Thread> callers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            callers.add(new Thread(() -> {
+                Object[] window = new Object[per];
+                for (int i = 0; i < per; i++) {
+                    window[i] = e.add();
+                }
+                filled.countDown();
+                try {
+                    go.await();
+                    ThreadLocalRandom rnd = ThreadLocalRandom.current();
+                    for (int i = 0; i < opsPer; i++) {
+                        int k = rnd.nextInt(per);
+                        e.cancel(window[k]);
+                        window[k] = e.add();
+                    }
+                    measured.countDown();
+                    // The window's own cancels are not measured.
+                    release.await();
+                } catch (InterruptedException x) {
+                    return;
+                }
+                for (Object f : window) {
+                    e.cancel(f);
+                }
+            }));
+        }
+        callers.forEach(Thread::start);
+        filled.await();
+        long cpuStart = processCpuNanos();
+        long start = System.nanoTime();
+        go.countDown();
+        measured.await();
+        long wall = System.nanoTime() - start;
+        double n = (long) opsPer * threads;
+        cpu[0] = (processCpuNanos() - cpuStart) / n;
+        release.countDown();
+        for (Thread t : callers) {
+            t.join();
+        }
+        return wall / n;
+    }
+
+    /** ns per task from the first run to the last, all due together. */
+    private static double expiry(ScheduledExecutorService e, int n) throws InterruptedException {
+        long[] first = new long[1];
+        long[] last = new long[1];
+        CountDownLatch done = new CountDownLatch(n);
+        Runnable task = () -> {
+            long now = System.nanoTime();
+            if (first[0] == 0) {
+                first[0] = now;
+            }
+            last[0] = now;
+            done.countDown();
+        };
+        for (long lead = 200; ; lead *= 2) {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lead);
+            List<ScheduledFuture<?>> made = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                made.add(e.schedule(task, deadline - System.nanoTime(), TimeUnit.NANOSECONDS));
+            }
+            if (System.nanoTime() < deadline - TimeUnit.MILLISECONDS.toNanos(10)) {
+                break;
+            }
+            made.forEach(f -> f.cancel(false));
+        }
+        if (!done.await(600, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("expiry: tasks lost");
+        }
+        return (last[0] - first[0]) / (double) (n - 1);
+    }
+
+    /** Lateness after the delay in us: median, 99th percentile, maximum. */
+    private static double[] lateness(ScheduledExecutorService e, int n) throws InterruptedException {
+        long[] late = new long[n];
+        CountDownLatch done = new CountDownLatch(n);
+        Random random = new Random(42);
+        for (int i = 0; i < n; i++) {
+            int k = i;
+            long delay = TimeUnit.MICROSECONDS.toNanos(20_000 + random.nextInt(200_000));
+            long deadline = System.nanoTime() + delay;
+            e.schedule(() -> {
+                late[k] = System.nanoTime() - deadline;
+                done.countDown();
+            }, delay, TimeUnit.NANOSECONDS);
+        }
+        if (!done.await(600, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("lateness: tasks lost");
+        }
+        Arrays.sort(late);
+        if (late[0] < 0) {
+            throw new IllegalStateException("a task ran " + -late[0] + " ns early");
+        }
+        return new double[] {late[n / 2] / 1e3, late[n * 99 / 100] / 1e3, late[n - 1] / 1e3};
+    }
+
+    /**
+     * This process's CPU time, user and system, in ns: the clock ticks of
+     * /proc/self/stat, 100 a second (USER_HZ); 1 M operations make enough
+     * of them.
+     */
+    private static long processCpuNanos() {
+        try {
+            String stat = Files.readString(Path.of("/proc/self/stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10_000_000L;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static long heapInUse() throws InterruptedException {
+        Runtime rt = Runtime.getRuntime();
+        long best = Long.MAX_VALUE;
+        for (int i = 0; i < 4; i++) {
+            System.gc();
+            Thread.sleep(50);
+            best = Math.min(best, rt.totalMemory() - rt.freeMemory());
+        }
+        return best;
+    }
+
+    /**
+     * MiB of heap still in use once {@code n} scheduled tasks have all been
+     * cancelled (and 200 ms have passed), against before they were made:
+     * the cancelled tasks kept, and the capacity the executor's structures
+     * grew to and kept (ScheduledThreadPoolExecutor's heap array,
+     * WheelTimer's worker's slot arrays: 4 bytes a task each).
+     */
+    private static double retained(ScheduledExecutorService e, int n) throws InterruptedException {
+        // The executor's threads and first structures exist before the baseline.
+        e.schedule(NOP, 1, TimeUnit.MILLISECONDS).cancel(false);
+        long before = heapInUse();
+        cancelAll(e, n);
+        Thread.sleep(200);
+        return Math.max(0, heapInUse() - before) / (double) (1 << 20);
+    }
+
+    /** {@code n} tasks scheduled, then cancelled; nothing of them stays here. */
+    private static void cancelAll(ScheduledExecutorService e, int n) {
+        ScheduledFuture<?>[] made = new ScheduledFuture<?>[n];
+        for (int i = 0; i < n; i++) {
+            made[i] = e.schedule(NOP, REQUEST_TIMEOUT_NANOS, TimeUnit.NANOSECONDS);
+        }
+        for (ScheduledFuture<?> f : made) {
+            f.cancel(false);
+        }
+    }
+
+    /** Context switches per second of the executor's threads, with many tasks pending and none due. */
+    private double idleWakeups(ScheduledExecutorService e, Named threads) throws InterruptedException {
+        for (int i = 0; i < idleTasks; i++) {
+            e.schedule(NOP, 1, TimeUnit.HOURS);
+        }
+        CountDownLatch ran = new CountDownLatch(1);
+        e.schedule(ran::countDown, 1, TimeUnit.MILLISECONDS);
+        ran.await();
+        Thread.sleep(500);
+        long before = threads.contextSwitches();
+        long start = System.nanoTime();
+        Thread.sleep(TimeUnit.SECONDS.toMillis(idleSeconds));
+        long n = threads.contextSwitches() - before;
+        return n / ((System.nanoTime() - start) / 1e9);
+    }
+}

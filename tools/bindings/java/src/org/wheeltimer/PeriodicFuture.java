@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * PeriodicFuture.java - a periodic task of a WheelScheduledExecutor: fixed
+ * rate on the engine's own FIXED_RATE timeout, fixed delay re-armed after
+ * each run
+ */
+package org.wheeltimer;
+
+import io.netty.util.Timeout;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A periodic task, with {@code ScheduledThreadPoolExecutor}'s semantics:
+ * runs never overlap; the run that throws is the last (the future fails
+ * with its exception); a cancel stops the runs, one under way finishing.
+ *
+ * <h2>Fixed rate</h2>
+ *
+ * Run k is due at {@code first + k * period}, and no period is skipped: a
+ * run that starts late, because the one before took longer than the period
+ * or the pool was busy, is followed at once by the runs it owes, back to
+ * back, until the task is on time again. The engine's FIXED_RATE timeout
+ * keeps the deadlines, without a call per period; each of its firings owes
+ * one run plus the periods it reports as overrun (those that passed while
+ * its record waited). {@code owed} counts the runs due and not yet
+ * finished: the firing that raises it from 0 hands the future to the pool,
+ * and each run that leaves it above 0 hands it over again, so that one run
+ * at a time is queued or running.
+ *
+ * <h2>Fixed delay</h2>
+ *
+ * Each run is due {@code delay} after the end of the one before. The
+ * engine's FIXED_DELAY re-arms when its record is read, which is before
+ * the run (on the pool) starts, let alone ends, so it cannot serve: the
+ * run, once ended, arms a new one-shot timeout.
+ */
+final class PeriodicFuture extends WheelScheduledFuture<Void> {
+    private static final VarHandle OWED;
+
+    static {
+        try {
+            OWED = MethodHandles.lookup().findVarHandle(PeriodicFuture.class, "owed", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /** Positive: fixed rate; negative: fixed delay (as ScheduledThreadPoolExecutor's). */
+    private final long period;
+    /** Fixed rate: runs due and not yet finished. */
+    @SuppressWarnings("unused")
+    private volatile long owed;
+    /** A run is under way (shutdown() cancels no periodic task mid-run). */
+    private volatile boolean running;
+
+    PeriodicFuture(WheelScheduledExecutor executor, Runnable task, long time, long period) {
+        super(executor, task, null, time);
+        this.period = period;
+    }
+
+    boolean isFixedRate() {
+        return period > 0;
+    }
+
+    /** The period (fixed rate) or the delay (fixed delay), in ns. */
+    long periodNanos() {
+        return Math.abs(period);
+    }
+
+    @Override
+    public boolean isPeriodic() {
+        return true;
+    }
+
+    @Override
+    boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    boolean isIdle() {
+        return !running && owed == 0;
+    }
+
+    /** The timer's worker, at each firing. */
+    @Override
+    public void run(Timeout t) {
+        if (period > 0) {
+            long due = 1 + ((WheelTimeout) t).lastOverruns();
+            if ((long) OWED.getAndAdd(this, due) != 0) {
+                // A run is queued or under way: it hands the next over.
+                return;
+            }
+        }
+        executor.handOver(this);
+    }
+
+    /** The pool's: one run, then the next hand-over or the re-arm. */
+    @Override
+    public void run() {
+        if (!executor.canRun(this)) {
+            cancel(false);
+            return;
+        }
+        running = true;
+        boolean again;
+        try {
+            again = runAndReset();
+        } finally {
+            running = false;
+        }
+        // False: the task threw (the future failed with it) or was cancelled.
+        if (!again) {
+            return;
+        }
+        if (!executor.canRun(this)) {
+            cancel(false);
+            return;
+        }
+        if (period > 0) {
+            setTime(saturatedAdd(time(), period));
+            if ((long) OWED.getAndAdd(this, -1L) > 1) {
+                executor.handOver(this);
+            }
+        } else {
+            rearm();
+        }
+    }
+
+    /** Fixed delay: the next run, {@code -period} from now. */
+    private void rearm() {
+        long delay = -period;
+        // Before the timeout exists: getDelay() never says more than the truth.
+        setTime(saturatedAdd(executor.nanoTime(), delay));
+        WheelTimeout t;
+        try {
+            t = executor.timer().newTimeout(this, delay, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // The engine is full (maxPendingTimeouts): the task cannot go on.
+            fail(e);
+            return;
+        } catch (IllegalStateException e) {
+            // The timer has stopped: the executor is stopping.
+            cancel(false);
+            return;
+        }
+        armed(t);
+    }
+
+    static long saturatedAdd(long a, long b) {
+        long r = a + b;
+        return ((a ^ r) & (b ^ r)) < 0 ? Long.MAX_VALUE : r;
+    }
+}

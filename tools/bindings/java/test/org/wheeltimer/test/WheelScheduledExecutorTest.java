@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * WheelScheduledExecutorTest.java - what WheelScheduledExecutor adds to, or
+ * does differently from, ScheduledThreadPoolExecutor: the timer's worker
+ * that only hands over, a caller's executor, the limit, cancelled tasks
+ * that leave at once, fixed-rate runs owed while the pool is busy
+ */
+package org.wheeltimer.test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.wheeltimer.WheelScheduledExecutor;
+import org.wheeltimer.WheelTimerStats;
+
+@DisplayName("WheelScheduledExecutor only")
+class WheelScheduledExecutorTest {
+    private final List<ExecutorService> executors = new ArrayList<>();
+
+    private <E extends ExecutorService> E track(E e) {
+        executors.add(e);
+        return e;
+    }
+
+    @AfterEach
+    void terminate() throws InterruptedException {
+        for (ExecutorService e : executors) {
+            e.shutdownNow();
+            assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS), "terminates: " + e);
+        }
+    }
+
+    /** An Executor that only queues: the test runs the tasks when it chooses. */
+    private static final class Manual implements Executor {
+        final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+        volatile boolean refuse;
+
+        @Override
+        public void execute(Runnable r) {
+            if (refuse) {
+                throw new RejectedExecutionException("refused by the test");
+            }
+            queue.add(r);
+        }
+
+        /** Runs what is queued, and what that queues, until nothing is; returns how many ran. */
+        int drain() {
+            int n = 0;
+            Runnable r;
+            while ((r = queue.poll()) != null) {
+                r.run();
+                n++;
+            }
+            return n;
+        }
+    }
+
+    /**
+     * The engine's FIXED_RATE timeout fires each period whether or not the
+     * pool has run the task: every firing (and every period it reports
+     * overrun) is owed a run. Here the pool runs nothing until the timer has
+     * handed the task over six times; then one run hands the next over at
+     * once, so that at least six run back to back, none skipped.
+     */
+    @Test
+    void fixedRateOwesARunForEveryPeriodThatPassedWhileThePoolWasBusy() throws Exception {
+        Manual pool = new Manual();
+        WheelScheduledExecutor e = track(WheelScheduledExecutor.builder().executor(pool).build());
+        AtomicInteger runs = new AtomicInteger();
+        ScheduledFuture<?> f = e.scheduleAtFixedRate(runs::incrementAndGet, 0, 2, TimeUnit.MILLISECONDS);
+        Probe.eventually(() -> e.stats().tasksRun() >= 6, "the timer fires six times");
+        assertEquals(1, pool.queue.size(), "one hand-over at a time: the rest are owed");
+        int ran = pool.drain();
+        assertTrue(ran >= 6, "six periods owe six runs, back to back: " + ran);
+        assertEquals(ran, runs.get());
+        assertTrue(f.cancel(false));
+    }
+
+    /** The timer's worker only hands tasks over: none runs on it, and it sleeps while nothing is due. */
+    @Test
+    void theTimersWorkerRunsNoTaskAndSleepsWhileNothingIsDue() throws Exception {
+        ExecutorContract.Threads threads = new ExecutorContract.Threads();
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(2, threads));
+        // The timer's worker is the factory's first thread.
+        Thread worker = threads.made.get(0);
+        Set<Thread> ranOn = ConcurrentHashMap.newKeySet();
+        CountDownLatch done = new CountDownLatch(100);
+        for (int i = 0; i < 100; i++) {
+            e.schedule(() -> {
+                ranOn.add(Thread.currentThread());
+                done.countDown();
+            }, i % 10, TimeUnit.MILLISECONDS);
+        }
+        for (int i = 0; i < 1000; i++) {
+            e.schedule(() -> { }, 1, TimeUnit.HOURS);
+        }
+        Probe.await(done, "the tasks run");
+        assertFalse(ranOn.contains(worker), "no task ran on the timer's worker");
+        assertTrue(threads.made.containsAll(ranOn));
+        int tid = e.timerThreadId();
+        long before = Probe.settled(tid);
+        Probe.sleep(300);
+        assertEquals(before, Probe.contextSwitches(tid),
+                     "the timer's worker slept through 300 ms with 1000 tasks an hour away");
+    }
+
+    @Test
+    void delayedTasksBeyondMaxPendingTimeoutsAreRejected() throws Exception {
+        WheelScheduledExecutor e = track(WheelScheduledExecutor.builder().maxPendingTimeouts(10).build());
+        assertEquals(10, e.maxPendingTimeouts());
+        List<ScheduledFuture<?>> held = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            held.add(e.schedule(() -> { }, 1, TimeUnit.HOURS));
+        }
+        assertThrows(RejectedExecutionException.class, () -> e.schedule(() -> { }, 1, TimeUnit.HOURS));
+        assertThrows(RejectedExecutionException.class,
+                     () -> e.scheduleAtFixedRate(() -> { }, 1, 1, TimeUnit.HOURS));
+        assertEquals(10, e.pendingTasks(), "a rejected task leaves nothing behind");
+        // Tasks with no delay are not timeouts: the limit does not count them.
+        assertEquals("now", e.submit(() -> "now").get(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertTrue(held.get(0).cancel(false));
+        assertEquals(9, e.pendingTasks());
+        held.add(e.schedule(() -> { }, 1, TimeUnit.HOURS));
+    }
+
+    /**
+     * A fixed-delay task holds no timeout between its runs: if others fill
+     * the limit meanwhile, its next run cannot be armed, and its future
+     * fails with the rejection (ScheduledThreadPoolExecutor has no limit).
+     */
+    @Test
+    void aFixedDelayTaskThatCannotBeReArmedFailsWithTheRejection() throws Exception {
+        WheelScheduledExecutor e = track(WheelScheduledExecutor.builder().maxPendingTimeouts(2).build());
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch full = new CountDownLatch(1);
+        ScheduledFuture<?> f = e.scheduleWithFixedDelay(() -> {
+            running.countDown();
+            Probe.await(full, "the limit is reached");
+        }, 0, 1, TimeUnit.MILLISECONDS);
+        Probe.await(running, "the first run");
+        e.schedule(() -> { }, 1, TimeUnit.HOURS);
+        e.schedule(() -> { }, 1, TimeUnit.HOURS);
+        full.countDown();
+        ExecutionException x = assertThrows(ExecutionException.class,
+                                            () -> f.get(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertInstanceOf(RejectedExecutionException.class, x.getCause());
+    }
+
+    /**
+     * A cancelled task leaves the registry at the cancel and the engine and
+     * the heap at the timer worker's next round, which the executor asks for
+     * (ScheduledThreadPoolExecutor keeps it until its delay has passed,
+     * unless setRemoveOnCancelPolicy(true)).
+     */
+    @Test
+    void cancelledTasksLeaveTheEngineAndTheHeap() {
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
+        assertTrue(e.getRemoveOnCancelPolicy());
+        int n = 5000;
+        List<WeakReference<ScheduledFuture<?>>> refs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            ScheduledFuture<?> f = e.schedule(() -> { }, 1, TimeUnit.HOURS);
+            refs.add(new WeakReference<>(f));
+        }
+        Probe.eventually(() -> e.stats().live() == n, "the engine holds the tasks");
+        for (WeakReference<ScheduledFuture<?>> r : refs) {
+            ScheduledFuture<?> f = r.get();
+            assertTrue(f != null && f.cancel(false));
+        }
+        assertEquals(0, e.pendingTasks(), "out of the registry at the cancel");
+        // Only then stats(), which has the worker take the cancels itself.
+        Probe.eventually(() -> {
+            System.gc();
+            return refs.stream().allMatch(r -> r.get() == null);
+        }, "every cancelled future collected");
+        assertEquals(0, e.stats().live(), "out of the engine");
+    }
+
+    @Test
+    void tasksRunOnTheCallersExecutorWhichShutdownLeavesRunning() throws Exception {
+        ExecutorService theirs = track(Executors.newFixedThreadPool(2, r -> new Thread(r, "theirs")));
+        WheelScheduledExecutor e = track(WheelScheduledExecutor.builder().executor(theirs).build());
+        assertEquals("theirs", e.schedule(() -> Thread.currentThread().getName(), 5,
+                                          TimeUnit.MILLISECONDS).get(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals("theirs", e.submit(() -> Thread.currentThread().getName())
+                .get(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        ScheduledFuture<?> later = e.schedule(() -> { }, 3 * 20, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> far = e.schedule(() -> { }, 1, TimeUnit.HOURS);
+        e.shutdown();
+        assertFalse(e.isTerminated());
+        assertTrue(e.shutdownNow().contains(far), "shutdownNow() returns what waits for its delay");
+        later.cancel(false);
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertFalse(theirs.isShutdown(), "the caller's executor is the caller's to shut down");
+    }
+
+    /**
+     * A caller's executor that refuses a due task fails its future with the
+     * refusal; if that was the last task after shutdown(), the executor
+     * terminates and its timer's worker, which met the refusal, ends.
+     */
+    @Test
+    void aRefusalAtTheDeadlineFailsTheFutureAndTerminationStillComes() throws Exception {
+        Manual theirs = new Manual();
+        ExecutorContract.Threads threads = new ExecutorContract.Threads();
+        WheelScheduledExecutor e = track(WheelScheduledExecutor.builder().executor(theirs)
+                                                 .threadFactory(threads).build());
+        ScheduledFuture<?> f = e.schedule(() -> { }, 20, TimeUnit.MILLISECONDS);
+        theirs.refuse = true;
+        e.shutdown();
+        ExecutionException x = assertThrows(ExecutionException.class,
+                                            () -> f.get(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertInstanceOf(RejectedExecutionException.class, x.getCause());
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        for (Thread t : new ArrayList<>(threads.made)) {
+            t.join(TimeUnit.SECONDS.toMillis(Probe.LIMIT_SECONDS));
+            assertFalse(t.isAlive(), t.getName() + " ended");
+        }
+    }
+
+    /** With a caller's executor, shutdownNow() cannot take back what it was given: those are cancelled when run. */
+    @Test
+    void afterShutdownNowTasksGivenToTheCallersExecutorAreCancelledWhenItRunsThem() throws Exception {
+        Manual theirs = new Manual();
+        WheelScheduledExecutor e = track(WheelScheduledExecutor.builder().executor(theirs).build());
+        AtomicInteger ran = new AtomicInteger();
+        ScheduledFuture<?> given = e.schedule(ran::incrementAndGet, 0, TimeUnit.MILLISECONDS);
+        ScheduledFuture<?> waiting = e.schedule(ran::incrementAndGet, 1, TimeUnit.HOURS);
+        assertEquals(List.of(waiting), e.shutdownNow());
+        assertFalse(e.isTerminated(), "the caller's executor still holds a task");
+        assertEquals(1, theirs.drain());
+        assertTrue(given.isCancelled());
+        assertEquals(0, ran.get());
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+    }
+
+    /**
+     * Termination racing the timer's last hand-overs: tasks due at once,
+     * cancelled as they fall due, then shutdown(). The timer's worker may be
+     * handing a task just cancelled to the pool (starting one of its threads,
+     * under the pool's lock) when the last cancel lets the executor
+     * terminate; stopping the timer from inside the pool's termination,
+     * under that lock, waited for the worker for ever.
+     */
+    @Test
+    void terminationRacingTheLastHandOversCompletes() throws Exception {
+        for (int round = 0; round < 100; round++) {
+            WheelScheduledExecutor e = new WheelScheduledExecutor(2);
+            List<ScheduledFuture<?>> futures = new ArrayList<>();
+            long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5);
+            for (int i = 0; i < 2000; i++) {
+                futures.add(e.schedule(() -> { }, due - System.nanoTime(), TimeUnit.NANOSECONDS));
+            }
+            // The cancels as the tasks fall due: some are being handed over.
+            while (System.nanoTime() < due) {
+                Thread.onSpinWait();
+            }
+            for (ScheduledFuture<?> f : futures) {
+                f.cancel(false);
+            }
+            e.shutdown();
+            assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS),
+                       "round " + round + ": the executor terminates");
+        }
+    }
+
+    @Test
+    void comparesWithScheduledThreadPoolExecutorsFutures() {
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
+        ScheduledThreadPoolExecutor s = track(new ScheduledThreadPoolExecutor(1));
+        ScheduledFuture<?> ours = e.schedule(() -> { }, 1, TimeUnit.HOURS);
+        ScheduledFuture<?> theirs = s.schedule(() -> { }, 2, TimeUnit.HOURS);
+        assertTrue(ours.compareTo(theirs) < 0);
+        assertTrue(theirs.compareTo(ours) > 0);
+        assertNotEquals(0, ours.compareTo(e.schedule(() -> { }, 1, TimeUnit.HOURS)));
+    }
+
+    @Test
+    void theBuilderRefusesBadArguments() {
+        assertThrows(IllegalArgumentException.class, () -> WheelScheduledExecutor.builder().poolSize(0));
+        assertThrows(IllegalArgumentException.class, () -> new WheelScheduledExecutor(0));
+        assertThrows(IllegalArgumentException.class,
+                     () -> WheelScheduledExecutor.builder().resolution(0, TimeUnit.SECONDS));
+        assertThrows(IllegalArgumentException.class,
+                     () -> WheelScheduledExecutor.builder().resolution(2, TimeUnit.HOURS));
+        assertThrows(NullPointerException.class, () -> WheelScheduledExecutor.builder().executor(null));
+        assertThrows(NullPointerException.class, () -> WheelScheduledExecutor.builder().threadFactory(null));
+        assertThrows(NullPointerException.class, () -> WheelScheduledExecutor.builder().engine(null));
+    }
+
+    /** stats() are the timer's: one run of its worker per task handed over. */
+    @Test
+    void statsCountTheHandOvers() throws Exception {
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
+        WheelTimerStats before = e.stats();
+        e.schedule(() -> { }, 1, TimeUnit.MILLISECONDS).get(Probe.LIMIT_SECONDS, TimeUnit.SECONDS);
+        assertEquals(before.tasksRun() + 1, e.stats().tasksRun(), "one hand-over per due task");
+        assertThrows(TimeoutException.class,
+                     () -> e.schedule(() -> { }, 1, TimeUnit.HOURS).get(1, TimeUnit.MILLISECONDS));
+        assertSame(e.engine(), e.stats().engine());
+    }
+}
