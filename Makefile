@@ -10,6 +10,7 @@
 #   make vm CMD=... run a command in a VM with the module loaded
 #   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install
 #   make java       build the Java binding (tools/bindings/java); bench-java
+#   make upstream   the patch series for the kernel tree, in build/upstream
 #
 # `make`, `make install` and `make dkms-install` never install packages:
 # they say what is missing. `make deps` installs what everything needs, and
@@ -69,7 +70,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
 	fuzz-core bench-core bench bench-plot check-bench fuzz check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
-	java check-java check-java-vm bench-java
+	java check-java check-java-vm bench-java upstream check-upstream
 
 all: module
 
@@ -242,6 +243,21 @@ check-vm-debug: debug-module selftests
 		--module $(DEBUG_MOD)/module/wheeltimer.ko $(VM_SELFTESTS) | \
 		tee $(BUILD)/check-vm-debug.log
 
+# The upstream series (tools/upstream): `make upstream` writes it into
+# $(BUILD)/upstream, a git format-patch series against linux-source-6.1
+# and a cover letter to finish; check-upstream applies it to a pristine
+# tree, checkpatches and builds every patch, builds the driver =m and =y
+# in a copy of the debug kernel's tree, and runs the selftests installed
+# from the tree on the =y kernel (UPSTREAM_TESTS=all: every program, not
+# the default few; tools/upstream/README.md).
+upstream:
+	@tools/upstream/make-series $(BUILD)/upstream
+
+check-upstream: debug-kernel
+	@echo "== the upstream series, applied, built =m and =y, selftests on =y"
+	@mkdir -p $(BUILD)
+	@set -o pipefail; tools/upstream/check-series | tee $(BUILD)/check-upstream.log
+
 # Debian's other kernels for this release, fetched (not installed) by
 # tools/vm/fetch-kernel: the module is built against each one's headers,
 # warnings being errors, and the selftests run on it.
@@ -341,7 +357,7 @@ check:
 		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
 	fi; \
 	for run in check-wheel check-wheel-fuzz check-lib check-vm \
-		check-vm32 check-vm-debug check-kernels check-fuzz \
+		check-vm32 check-vm-debug check-upstream check-kernels check-fuzz \
 		check-examples check-lib-vm check-java check-java-vm check-demo \
 		check-bench check-build check-dkms check-deb check-man; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
