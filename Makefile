@@ -12,6 +12,7 @@
 #   make java       build the Java binding (tools/bindings/java); bench-java,
 #                   bench-java-host
 #   make scheduler  build the cluster scheduler (tools/scheduler); check-cluster, bench-cluster
+#   make upstream   the patch series for the kernel tree, in build/upstream
 #
 # `make`, `make install` and `make dkms-install` never install packages:
 # they say what is missing. `make deps` installs what everything needs, and
@@ -75,7 +76,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	java check-java check-java-ahc check-java-vm bench-java bench-java-host \
 	bench-java-exec \
 	arm64-module arm64-selftests arm64-lib check-arm64 \
-	scheduler check-cluster bench-cluster
+	scheduler check-cluster bench-cluster upstream check-upstream
 
 all: module
 
@@ -258,6 +259,21 @@ check-vm-debug: debug-module selftests
 		--kernel $(DEBUG_TREE)/arch/x86/boot/bzImage \
 		--module $(DEBUG_MOD)/module/wheeltimer.ko $(VM_SELFTESTS) | \
 		tee $(BUILD)/check-vm-debug.log
+
+# The upstream series (tools/upstream): `make upstream` writes it into
+# $(BUILD)/upstream, a git format-patch series against linux-source-6.1
+# and a cover letter to finish; check-upstream applies it to a pristine
+# tree, checkpatches and builds every patch, builds the driver =m and =y
+# in a copy of the debug kernel's tree, and runs the selftests installed
+# from the tree on the =y kernel (UPSTREAM_TESTS=all: every program, not
+# the default few; tools/upstream/README.md).
+upstream:
+	@tools/upstream/make-series $(BUILD)/upstream
+
+check-upstream: debug-kernel
+	@echo "== the upstream series, applied, built =m and =y, selftests on =y"
+	@mkdir -p $(BUILD)
+	@set -o pipefail; tools/upstream/check-series | tee $(BUILD)/check-upstream.log
 
 # Debian's other kernels for this release, fetched (not installed) by
 # tools/vm/fetch-kernel: the module is built against each one's headers,
@@ -454,7 +470,7 @@ check:
 		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
 	fi; \
 	for run in check-wheel check-wheel-fuzz check-lib check-vm \
-		check-vm32 check-vm-debug check-kernels check-fuzz \
+		check-vm32 check-vm-debug check-upstream check-kernels check-fuzz \
 		check-examples check-lib-vm check-java check-java-ahc check-java-vm \
 		check-cluster check-demo check-bench check-build check-dkms \
 		check-deb check-man check-arm64; do \

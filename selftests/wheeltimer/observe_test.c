@@ -7,10 +7,8 @@
  * matching events, in order, with the right ids.
  */
 #define _GNU_SOURCE
-#include <sys/mount.h>
-#include <sys/stat.h>
-
 #include "../kselftest_harness.h"
+#include "wt_trace.h"
 #include "wt_util.h"
 
 FIXTURE(observe) {
@@ -137,90 +135,6 @@ TEST_F(observe, the_handshake_lists_stats)
 	EXPECT_TRUE(api.ioctls & (1ULL << _WT_IOC_STATS));
 }
 
-#define TRACEFS		"/sys/kernel/tracing"
-
-static int write_file(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -EIO;
-}
-
-/* tracefs mounted where it belongs, or a reason to skip. */
-static const char *tracefs_ready(void)
-{
-	struct stat st;
-
-	if (geteuid())
-		return "tracing needs root";
-	if (stat(TRACEFS "/events", &st) &&
-	    mount("nodev", TRACEFS, "tracefs", 0, NULL))
-		return "no tracefs";
-	return NULL;
-}
-
-/*
- * The events of context @ctx in the trace buffer, one per line as
- * "NAME: FIELDS", at most @max of them, in the order they were traced.
- */
-static int trace_events(unsigned long long ctx, char lines[][256], int max)
-{
-	char line[512], want[64], *p;
-	FILE *f = fopen(TRACEFS "/trace", "re");
-	int n = 0;
-
-	if (!f)
-		return -1;
-	snprintf(want, sizeof(want), " context=%llu ", ctx);
-	while (n < max && fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\n")] = '\0';
-		strcat(line, " ");
-		if (line[0] == '#' || !strstr(line, want))
-			continue;
-		/* "comm-pid [cpu] flags stamp: NAME: FIELDS" */
-		p = strstr(line, ": ");
-		if (!p)
-			continue;
-		snprintf(lines[n++], 256, "%s", p + 2);
-	}
-	fclose(f);
-	return n;
-}
-
-/* Whether @line is event @name and holds every field of @fields. */
-static bool event_is(const char *line, const char *name, const char *fields)
-{
-	char want[256], one[64];
-	const char *f = fields;
-	int len;
-
-	snprintf(want, sizeof(want), "%s: ", name);
-	if (strncmp(line, want, strlen(want)))
-		return false;
-	while (*f) {
-		len = strcspn(f, " ");
-		snprintf(one, sizeof(one), " %.*s ", len, f);
-		if (!strstr(line + strlen(name), one))
-			return false;
-		f += len + (f[len] == ' ');
-	}
-	return true;
-}
-
-#define EXPECT_EVENT(line, name, ...) do {				\
-		const char *__line = (line), *__name = (name);		\
-		char __f[256];						\
-									\
-		snprintf(__f, sizeof(__f), __VA_ARGS__);		\
-		EXPECT_TRUE(event_is(__line, __name, __f))		\
-			TH_LOG("want %s: %s, got %s", __name, __f, __line); \
-	} while (0)
-
 TEST_F(observe, tracepoints_show_a_known_sequence)
 {
 	char lines[32][256];
@@ -258,7 +172,7 @@ TEST_F(observe, tracepoints_show_a_known_sequence)
 	close(real);
 	ASSERT_EQ(0, write_file(TRACEFS "/events/wheeltimer/enable", "0"));
 
-	n = trace_events(ctx, lines, 32);
+	n = trace_events(ctx, lines, NULL, 32);
 	ASSERT_EQ(9, n);
 	EXPECT_EVENT(lines[0], "wheeltimer_add",
 		     "id=%#llx deadline=5000000 period=0 cookie=0x7",
@@ -286,7 +200,7 @@ TEST_F(observe, tracepoints_show_a_known_sequence)
 	EXPECT_EVENT(lines[8], "wheeltimer_deliver", "id=%#llx overruns=0 final=1",
 		     (unsigned long long)a);
 
-	n = trace_events(ctx2, lines, 32);
+	n = trace_events(ctx2, lines, NULL, 32);
 	ASSERT_LE(4, n);
 	EXPECT_EVENT(lines[0], "wheeltimer_add", "id=%#llx", (unsigned long long)d);
 	EXPECT_EVENT(lines[1], "wheeltimer_hrtimer_program", "%s", "");

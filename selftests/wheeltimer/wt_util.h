@@ -196,15 +196,21 @@ static inline int wt_read(int fd, struct wt_event *ev, size_t max)
 	return r < 0 ? -errno : (int)(r / sizeof(*ev));
 }
 
-/* A field of /proc/self/fdinfo/@fd, or UINT64_MAX if it is missing. */
-static inline __u64 wt_fdinfo(int fd, const char *key)
+/*
+ * A field of /proc/@pid/fdinfo/@fd (of this process if @pid is 0), or
+ * UINT64_MAX if it is missing or cannot be read.
+ */
+static inline __u64 wt_pid_fdinfo(pid_t pid, int fd, const char *key)
 {
 	char path[64], line[256];
 	size_t len = strlen(key);
 	__u64 val = UINT64_MAX;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	if (pid)
+		snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", pid, fd);
+	else
+		snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
 	f = fopen(path, "r");
 	if (!f)
 		return UINT64_MAX;
@@ -216,6 +222,12 @@ static inline __u64 wt_fdinfo(int fd, const char *key)
 	}
 	fclose(f);
 	return val;
+}
+
+/* A field of /proc/self/fdinfo/@fd, or UINT64_MAX if it is missing. */
+static inline __u64 wt_fdinfo(int fd, const char *key)
+{
+	return wt_pid_fdinfo(0, fd, key);
 }
 
 /* The whole fdinfo of @fd, for logs and for "nothing changed" checks. */
