@@ -76,7 +76,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	java check-java check-java-ahc check-java-vm bench-java bench-java-host \
 	bench-java-exec \
 	arm64-module arm64-selftests arm64-lib check-arm64 \
-	scheduler check-cluster bench-cluster upstream check-upstream
+	scheduler check-cluster bench-cluster upstream check-upstream \
+	check-deps
 
 all: module
 
@@ -473,7 +474,7 @@ check:
 		check-vm32 check-vm-debug check-upstream check-kernels check-fuzz \
 		check-examples check-lib-vm check-java check-java-ahc check-java-vm \
 		check-cluster check-demo check-bench check-build check-dkms \
-		check-deb check-man check-arm64; do \
+		check-deb check-man check-arm64 check-deps; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
@@ -550,6 +551,13 @@ check-deb:
 	@echo "== the Debian packages"
 	@mkdir -p $(BUILD)
 	@set -o pipefail; tools/install/check-deb | tee $(BUILD)/check-deb.log
+
+# tools/deps against stand-ins for apt-get: apt's errors passed on, its
+# locks waited for. Installs nothing; about 4 s.
+check-deps:
+	@echo "== tools/deps"
+	@mkdir -p $(BUILD)
+	@set -o pipefail; tools/deps-test | tee $(BUILD)/check-deps.log
 
 # Every page renders without a warning, and the program of wheeltimer(4)'s
 # EXAMPLES compiles with warnings as errors (check-examples runs it).
