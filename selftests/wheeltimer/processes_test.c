@@ -627,9 +627,9 @@ TEST_F_TIMEOUT(processes, the_tracepoints_see_every_processs_adds_and_expiries, 
 		delivers = 0;
 		by_it = 0;
 		for (i = 0; i < n; i++) {
-			adds += event_is(lines[i], "add", "");
-			expires += event_is(lines[i], "expire", "");
-			delivers += event_is(lines[i], "deliver", "final=1");
+			adds += event_is(lines[i], "wheeltimer_add", "");
+			expires += event_is(lines[i], "wheeltimer_expire", "");
+			delivers += event_is(lines[i], "wheeltimer_deliver", "final=1");
 			by_it += pids[i] == pid[u];
 		}
 		ksft_print_msg("user %u, pid %d, context %llu: %d events, %d its own\n",
