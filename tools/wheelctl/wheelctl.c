@@ -712,16 +712,14 @@ static uint64_t clock_ns(void)
 
 /*
  * A firing. One of a timeout that another context added to the file (an
- * earlier run's, through --fd) has no handle here: its id is the cookie
- * the module holds, which for a timeout wheelctl added is the id that run
- * printed; its own cookie stayed in that run.
+ * earlier run's, through --fd) has no handle here, so no id; its cookie
+ * is the one that run gave it.
  */
 static void print_event(struct ctl *c, const struct wheeltimer_event *e)
 {
 	bool early = e->fired_at < e->deadline;
 	bool foreign = e->flags & WHEELTIMER_EV_FOREIGN;
 	uint64_t late = early ? e->deadline - e->fired_at : e->fired_at - e->deadline;
-	uint64_t id = foreign ? e->cookie : e->handle;
 	char b1[32], b2[32], b3[32];
 
 	c->events++;
@@ -731,11 +729,11 @@ static void print_event(struct ctl *c, const struct wheeltimer_event *e)
 		c->worst_late = late;
 	if (c->json) {
 		json_begin("event", "fired");
-		json_u64("id", id);
 		if (foreign)
-			json_null("cookie");
+			json_null("id");
 		else
-			json_u64("cookie", e->cookie);
+			json_u64("id", e->handle);
+		json_u64("cookie", e->cookie);
 		json_u64("deadline", e->deadline);
 		json_u64("fired_at", e->fired_at);
 		json_key("late_ns");
@@ -747,12 +745,12 @@ static void print_event(struct ctl *c, const struct wheeltimer_event *e)
 			json_bool("foreign", true);
 		json_end();
 	} else {
-		printf("event id=%llu cookie=", (unsigned long long)id);
 		if (foreign)
-			putchar('?');
+			printf("event id=?");
 		else
-			printf("%llu", (unsigned long long)e->cookie);
-		printf(" deadline=%s fired_at=%s late=%s%s overruns=%llu",
+			printf("event id=%llu", (unsigned long long)e->handle);
+		printf(" cookie=%llu deadline=%s fired_at=%s late=%s%s overruns=%llu",
+		       (unsigned long long)e->cookie,
 		       fmt_clock(b1, sizeof(b1), e->deadline),
 		       fmt_clock(b2, sizeof(b2), e->fired_at),
 		       early ? "-" : "", fmt_dur(b3, sizeof(b3), late),

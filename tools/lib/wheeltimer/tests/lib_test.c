@@ -1656,13 +1656,21 @@ static void test_wake_race(void)
 	struct wheeltimer_event ev[4];
 	struct wheeltimer *wt;
 	uint64_t h;
+	int r;
 
 	CHECK_EQ(open_ctx(&wt, engine, 0, CLOCK_MONOTONIC, 0, 0), 0);
 	CHECK_EQ(wheeltimer_add(wt, 3600 * SEC, 0, 0, 1, &h), 0);
 	wake_storm(wt, 3000, 0);
 	wake_storm(wt, 3000, 2 * MS);
-	/* All reported: nothing is left for the next wait. */
-	CHECK_EQ(wheeltimer_wait(wt, ev, 4, 0), 0);
+	/*
+	 * All reported: nothing is left for the next wait but, at most, the
+	 * last wake, when it came after the report that let the waiter read
+	 * the waker's count; wakes coalesce, so one report covers it.
+	 */
+	r = wheeltimer_wait(wt, ev, 4, 0);
+	if (r == -EINTR)
+		r = wheeltimer_wait(wt, ev, 4, 0);
+	CHECK_EQ(r, 0);
 	CHECK_EQ(stat_of(wt, "live"), 1);
 	wheeltimer_close(wt);
 }
