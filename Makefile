@@ -9,8 +9,8 @@
 #   make lint       checkpatch --strict and sparse
 #   make vm CMD=... run a command in a VM with the module loaded
 #   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install
-#   make java       build the Java binding (tools/bindings/java); bench-java,
-#                   bench-java-host
+#   make java       build the Java binding (tools/bindings/java) and its
+#                   executor; bench-java, bench-java-host, bench-java-exec
 #   make scheduler  build the cluster scheduler (tools/scheduler); check-cluster, bench-cluster
 #   make upstream   the patch series for the kernel tree, in build/upstream
 #
