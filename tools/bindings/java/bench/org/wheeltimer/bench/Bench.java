@@ -432,6 +432,20 @@ public final class Bench {
 
     /** Lateness after the deadline in us: median, 99th percentile, maximum. */
     private static double[] lateness(Timer t, int n) throws InterruptedException {
+        return lateness(n, (task, delay) -> t.newTimeout(x -> task.run(), delay, TimeUnit.NANOSECONDS));
+    }
+
+    /** How {@link #lateness(int, Scheduler)} hands a task and its delay in ns to a timer. */
+    interface Scheduler {
+        void schedule(Runnable task, long delayNanos);
+    }
+
+    /**
+     * Lateness after the deadline in us of {@code n} tasks of 20 to 220 ms
+     * given to {@code scheduler}: median, 99th percentile, maximum. The same
+     * delays, from the same seed, for every timer and executor.
+     */
+    static double[] lateness(int n, Scheduler scheduler) throws InterruptedException {
         long[] late = new long[n];
         CountDownLatch done = new CountDownLatch(n);
         Random random = new Random(42);
@@ -439,10 +453,10 @@ public final class Bench {
             int k = i;
             long delay = TimeUnit.MICROSECONDS.toNanos(20_000 + random.nextInt(200_000));
             long deadline = System.nanoTime() + delay;
-            t.newTimeout(x -> {
+            scheduler.schedule(() -> {
                 late[k] = System.nanoTime() - deadline;
                 done.countDown();
-            }, delay, TimeUnit.NANOSECONDS);
+            }, delay);
         }
         if (!done.await(600, TimeUnit.SECONDS)) {
             throw new IllegalStateException("lateness: tasks lost");

@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -463,26 +462,7 @@ public final class ExecutorBench {
 
     /** Lateness after the delay in us: median, 99th percentile, maximum. */
     private static double[] lateness(ScheduledExecutorService e, int n) throws InterruptedException {
-        long[] late = new long[n];
-        CountDownLatch done = new CountDownLatch(n);
-        Random random = new Random(42);
-        for (int i = 0; i < n; i++) {
-            int k = i;
-            long delay = TimeUnit.MICROSECONDS.toNanos(20_000 + random.nextInt(200_000));
-            long deadline = System.nanoTime() + delay;
-            e.schedule(() -> {
-                late[k] = System.nanoTime() - deadline;
-                done.countDown();
-            }, delay, TimeUnit.NANOSECONDS);
-        }
-        if (!done.await(600, TimeUnit.SECONDS)) {
-            throw new IllegalStateException("lateness: tasks lost");
-        }
-        Arrays.sort(late);
-        if (late[0] < 0) {
-            throw new IllegalStateException("a task ran " + -late[0] + " ns early");
-        }
-        return new double[] {late[n / 2] / 1e3, late[n * 99 / 100] / 1e3, late[n - 1] / 1e3};
+        return Bench.lateness(n, (task, delay) -> e.schedule(task, delay, TimeUnit.NANOSECONDS));
     }
 
     /**
