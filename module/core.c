@@ -833,6 +833,69 @@ static void wt_describe(const struct wt_core *core, const struct wt_timer *t,
 		ev->flags |= WT_EVENT_FINAL;
 }
 
+/*
+ * The record @ev of @t, taken off the ready list, was handed out: its id
+ * is released if final, else its timeout goes on at @next. The caller
+ * counts it delivered, with its overruns.
+ */
+static void wt_consume_one(struct wt_core *core, struct wt_timer *t,
+			   const struct wt_event *ev, u64 next)
+{
+	trace_wheeltimer_deliver(core->id, ev->id, ev->overruns,
+				 ev->flags & WT_EVENT_FINAL);
+	if (ev->flags & WT_EVENT_FINAL) {
+		wt_store_put(&core->store, t);
+		return;
+	}
+	t->deadline = next;
+	wt_queue(core, t, wt_tick(core, next, wt_timer_period(t)->slack));
+}
+
+/* After @n records, with @overruns between them, were handed out. */
+static void wt_consumed(struct wt_core *core, unsigned int n, u64 overruns)
+{
+	wt_count(core, delivered, n);
+	wt_count(core, overruns, overruns);
+	wt_trim(core);
+	if (core->reprogram)
+		wt_core_program(core);
+}
+
+/*
+ * Describe up to @max records from the head of the ready list, collecting
+ * first if fewer are ready; with @deliver, each is consumed as soon as
+ * described, else it stays queued, noted in @core->taken.
+ */
+static unsigned int wt_take(struct wt_core *core, struct wt_event *ev,
+			    unsigned int max, bool deliver)
+{
+	struct hlist_node *node;
+	u64 now, next, overruns = 0;
+	unsigned int n = 0;
+	struct wt_timer *t;
+
+	max = min_t(unsigned int, max, WT_READ_BATCH);
+	if (core->nr_ready < max)
+		wt_core_collect(core, max);
+	now = wt_read_clock(core);
+	for (node = core->ready.first; node && n < max; n++) {
+		t = container_of(node, struct wt_timer, ready.link);
+		node = node->next;
+		wt_describe(core, t, now, &ev[n], &next);
+		if (!deliver) {
+			core->taken[n].timer = t;
+			core->taken[n].next = next;
+			continue;
+		}
+		wt_ready_del(core, t);
+		overruns += ev[n].overruns;
+		wt_consume_one(core, t, &ev[n], next);
+	}
+	if (deliver && n)
+		wt_consumed(core, n, overruns);
+	return n;
+}
+
 /**
  * wt_core_take() - describe the records at the head of the ready list
  * @core: the file
@@ -848,21 +911,7 @@ static void wt_describe(const struct wt_core *core, const struct wt_timer *t,
 unsigned int wt_core_take(struct wt_core *core, struct wt_event *ev,
 			  unsigned int max)
 {
-	unsigned int n = 0;
-	struct wt_timer *t;
-	u64 now;
-
-	max = min_t(unsigned int, max, WT_READ_BATCH);
-	if (core->nr_ready < max)
-		wt_core_collect(core, max);
-	now = wt_read_clock(core);
-	hlist_for_each_entry(t, &core->ready, ready.link) {
-		if (n == max)
-			break;
-		wt_describe(core, t, now, &ev[n], &core->taken[n].next);
-		core->taken[n++].timer = t;
-	}
-	return n;
+	return wt_take(core, ev, max, false);
 }
 
 /**
@@ -877,27 +926,31 @@ unsigned int wt_core_take(struct wt_core *core, struct wt_event *ev,
 void wt_core_consume(struct wt_core *core, const struct wt_event *ev,
 		     unsigned int n)
 {
-	struct wt_timer *t;
+	u64 overruns = 0;
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
-		t = core->taken[i].timer;
-		wt_ready_del(core, t);
-		wt_count(core, delivered, 1);
-		wt_count(core, overruns, ev[i].overruns);
-		trace_wheeltimer_deliver(core->id, ev[i].id, ev[i].overruns,
-					 ev[i].flags & WT_EVENT_FINAL);
-		if (ev[i].flags & WT_EVENT_FINAL) {
-			wt_store_put(&core->store, t);
-			continue;
-		}
-		t->deadline = core->taken[i].next;
-		wt_queue(core, t, wt_tick(core, t->deadline,
-					  wt_timer_period(t)->slack));
+		wt_ready_del(core, core->taken[i].timer);
+		overruns += ev[i].overruns;
+		wt_consume_one(core, core->taken[i].timer, &ev[i],
+			       core->taken[i].next);
 	}
-	wt_trim(core);
-	if (core->reprogram)
-		wt_core_program(core);
+	wt_consumed(core, n, overruns);
+}
+
+/**
+ * wt_core_deliver() - wt_core_take() and wt_core_consume() of every record
+ *	described at once, for a driver that cannot fail to hand them out
+ * @core: the file
+ * @ev: where to
+ * @max: room in @ev
+ *
+ * Return: how many records were handed out, at most WT_READ_BATCH.
+ */
+unsigned int wt_core_deliver(struct wt_core *core, struct wt_event *ev,
+			     unsigned int max)
+{
+	return wt_take(core, ev, max, true);
 }
 
 /* ------------------------------------------------------- virtual clock */

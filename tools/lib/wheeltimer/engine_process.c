@@ -228,8 +228,7 @@ static int wtp_read(struct wheeltimer *wt, void *buf, unsigned int max)
 
 	wtp_consume_expiry(e);
 	do {
-		n = wt_core_take(&e->core, &ev[got], max - got);
-		wt_core_consume(&e->core, &ev[got], n);
+		n = wt_core_deliver(&e->core, &ev[got], max - got);
 		got += n;
 	} while (n == WT_READ_BATCH && got < max);
 	wtp_signal(e);
