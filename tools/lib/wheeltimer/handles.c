@@ -90,20 +90,6 @@ int wtl_handle_lease(struct wheeltimer *wt)
 	return 0;
 }
 
-/* Release the live handle @handle: its index is free, the handle stale. */
-void wtl_handle_release(struct wheeltimer *wt, uint64_t handle)
-{
-	struct wtl_handles *hs = &wt->handles;
-	uint32_t idx = (uint32_t)handle;
-	struct wtl_handle *h = &hs->tab[idx - hs->base];
-
-	h->gen++;
-	h->state = WTL_H_FREE;
-	h->link = hs->free;
-	hs->free = idx;
-	hs->nr_live--;
-}
-
 void wtl_handles_destroy(struct wheeltimer *wt)
 {
 	free(wt->handles.tab);

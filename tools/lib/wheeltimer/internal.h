@@ -267,8 +267,24 @@ struct wheeltimer {
 
 /* handles.c */
 int wtl_handle_lease(struct wheeltimer *wt);
-void wtl_handle_release(struct wheeltimer *wt, uint64_t handle);
 void wtl_handles_destroy(struct wheeltimer *wt);
+
+/*
+ * Release the live handle @handle: its index is free, the handle stale.
+ * Inline: every cancel and every final record does it.
+ */
+static inline void wtl_handle_release(struct wheeltimer *wt, uint64_t handle)
+{
+	struct wtl_handles *hs = &wt->handles;
+	uint32_t idx = (uint32_t)handle;
+	struct wtl_handle *h = &hs->tab[idx - hs->base];
+
+	h->gen++;
+	h->state = WTL_H_FREE;
+	h->link = hs->free;
+	hs->free = idx;
+	hs->nr_live--;
+}
 
 /* The live handle @handle names, or NULL: one subtraction, one load. */
 static inline struct wtl_handle *wtl_handle(const struct wheeltimer *wt,

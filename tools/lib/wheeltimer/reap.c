@@ -86,8 +86,8 @@ static bool wtl_lq_deliver(struct wheeltimer *wt,
  * another context's: it is handed out as foreign, with the engine's
  * cookie and no handle.
  */
-static bool wtl_convert(struct wheeltimer *wt, const void *rawp,
-			struct wheeltimer_event *out)
+static inline bool wtl_convert(struct wheeltimer *wt, const void *rawp,
+			       struct wheeltimer_event *out)
 {
 	const char *raw = rawp;
 	struct wtl_handle *h;
