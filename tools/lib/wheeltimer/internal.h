@@ -38,7 +38,9 @@
 #define WTL_PENDING_DEFAULT	0x100000ULL
 #define WTL_PENDING_LIMIT	0x1000000ULL
 
+#ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
+#endif
 
 /* States of a handle. */
 enum wtl_hstate {
