@@ -4,10 +4,11 @@
  * own rules for a file of timeouts, driven by one timerfd
  *
  * For machines without the module. The core is compiled unchanged (with
- * module/store.c and module/wheel.c, against the stand-ins in shim/), so
- * that every rule, check and errno is the module's; this file is only its
- * driver, as module/drive.c is in the kernel: a clock (clock_gettime() on
- * the context's clock), a timer (a timerfd), and a descriptor to poll.
+ * module/store.c and module/wheel.c, against the stand-ins in shim/, and
+ * with this file as one unit: inprocess.c), so that every rule, check and
+ * errno is the module's; this file is only its driver, as module/drive.c
+ * is in the kernel: a clock (clock_gettime() on the context's clock), a
+ * timer (a timerfd), and a descriptor to poll.
  *
  * Where it differs, because it has no interrupt: the timerfd only wakes a
  * poller; what is due is collected by the reap that wants it, and stamped
