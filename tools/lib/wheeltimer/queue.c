@@ -130,10 +130,9 @@ static void wtl_refused(struct wheeltimer *wt, uint64_t handle,
  * the record of an add refused now is reserved first; the number of adds
  * waiting is bounded by the queue's depth, as queued ones are.
  */
-static inline __attribute__((always_inline)) int
-wtl_add_deferred(struct wheeltimer *wt, uint64_t deadline, uint64_t period,
-		 uint64_t slack, uint32_t flags, uint64_t cookie,
-		 uint64_t *handle)
+static int wtl_add_deferred(struct wheeltimer *wt, uint64_t deadline,
+			    uint64_t period, uint64_t slack, uint32_t flags,
+			    uint64_t cookie, uint64_t *handle)
 {
 	struct wt_op op = {
 		.op = WT_OP_ADD,
@@ -196,14 +195,9 @@ void wtl_placed(struct wheeltimer *wt, uint64_t handle, int err)
 		wtl_refused(wt, handle, h, err);
 }
 
-/*
- * Inlined into wheeltimer_add() and wheeltimer_add_periodic(), with the
- * deferred add: left to itself GCC makes a call of seven arguments of it,
- * or inlines it and calls the deferred add instead.
- */
-static inline __attribute__((always_inline)) int
-wtl_add(struct wheeltimer *wt, uint64_t deadline, uint64_t period,
-	uint64_t slack, uint32_t flags, uint64_t cookie, uint64_t *handle)
+static int wtl_add(struct wheeltimer *wt, uint64_t deadline, uint64_t period,
+		   uint64_t slack, uint32_t flags, uint64_t cookie,
+		   uint64_t *handle)
 {
 	struct wtl_handle *h;
 	struct wt_op *op;
