@@ -19,7 +19,9 @@ import java.util.concurrent.FutureTask;
  * The only thread that calls libwheeltimer for its timer, as the library
  * requires. Each round it runs the queued commands ({@code advance()},
  * {@code stats()}), takes the timer's hand-over stack whole and queues its
- * cancels, then its adds, with the library (one JNI call per 1024
+ * cancels, then the adds held back by the round before, then its adds
+ * (holding back a round those due {@link #HOLD_NANOS} or more later), with
+ * the library (one JNI call per 1024
  * operations, no system call), then waits in the library's
  * {@code wheeltimer_wait()}, which submits them in one batch, and reaps
  * what is ready or else sleeps until something is due or another thread
@@ -55,6 +57,16 @@ final class Worker implements Runnable {
     private WheelTimeout[] byIndex = new WheelTimeout[1024];
     /** During handOver(): the adds taken from the stack, oldest first. */
     private WheelTimeout adds;
+    /**
+     * Adds held back a round, oldest first (linked by their own link, which
+     * no other thread writes before take()): due {@link #HOLD_NANOS} or
+     * more after the round that took them from the stack, they reach the
+     * engine at the next round, unless cancelled by then. A request
+     * timeout cancelled within a round so costs the worker a look, and the
+     * engine nothing, as one cancelled before the worker took it.
+     */
+    private WheelTimeout held;
+    private WheelTimeout heldTail;
     /** A round's records are being run: nothing may be queued (see above). */
     private boolean inRound;
 
@@ -80,6 +92,13 @@ final class Worker implements Runnable {
         this.records = new long[Native.chunkRecords() * Native.REC_WORDS];
     }
 
+    /**
+     * How far ahead an add must be due to be held back a round: at least
+     * the linger, by which the next round comes, plus the margin within
+     * which a newTimeout() wakes a lingering worker.
+     */
+    static final long HOLD_NANOS = WheelTimer.DEFER_MARGIN_NANOS;
+
     @Override
     public void run() {
         tid = Native.gettid();
@@ -99,7 +118,7 @@ final class Worker implements Runnable {
         // A stop() ends the loop at the next round, even with more due:
         // what has not run yet is returned, cancelled, as Netty's does.
         while (timer.workerState() != WheelTimer.WORKER_SHUTDOWN) {
-            busy |= handOver() > 0;
+            busy |= handOver(true) > 0;
             runCommands();
             // Wait in the library: it returns what is ready, else sleeps
             // until something is due or a producer ends the wait with
@@ -108,8 +127,10 @@ final class Worker implements Runnable {
             // on a producer that pushes sees the sleep and wakes us; one
             // that pushed before is seen by hasWork(), and then the wait
             // only reaps. Both are volatile accesses.
-            long timeout = busy ? WheelTimer.LINGER_NANOS : -1;
-            timer.setSleeping(busy ? timer.nanoTime() + timeout : 0);
+            // Adds held back are handed to the engine at the next round:
+            // linger for them too.
+            long timeout = busy || held != null ? WheelTimer.LINGER_NANOS : -1;
+            timer.setSleeping(timeout >= 0 ? timer.nanoTime() + timeout : 0);
             if (timer.hasWork()) {
                 timer.setAwake();
                 timeout = 0;
@@ -141,28 +162,62 @@ final class Worker implements Runnable {
 
     /**
      * Hands what was pushed to the library: the cancels of timeouts the
-     * engine holds, then the adds, oldest first. A timeout cancelled
-     * before the worker took it is dropped here: the engine never hears of
-     * it. Returns the number of adds queued.
+     * engine holds, then the adds held back a round (see {@link #held}),
+     * then the new adds, oldest first; with {@code hold}, a new add due
+     * {@link #HOLD_NANOS} or more from now is held back instead. A timeout
+     * cancelled before the worker took it, or while held back, is dropped
+     * here: the engine never hears of it. Returns the number of adds
+     * queued.
      *
      * <p>Each loop's body is a method of its own, here and in dispatch():
      * a fresh JVM compiles a method after a few hundred calls, but a loop
      * inside one only after tens of thousands of turns, and runs it
      * interpreted until then (most of a first burst of 100 000 timeouts).
      */
-    private int handOver() {
+    private int handOver(boolean hold) {
         for (WheelTimeout t = timer.takePushed(); t != null; ) {
             t = sortPushed(t);
         }
         int total = 0;
-        for (WheelTimeout a = adds; a != null; ) {
-            WheelTimeout next = a.next;
-            total += addTaken(a);
-            a = next;
+        // Held back a round: older than any add on the stack, so first
+        // (the engine keeps the order of those due at the same time).
+        WheelTimeout h = held;
+        held = null;
+        heldTail = null;
+        while (h != null) {
+            WheelTimeout next = h.next;
+            total += addTaken(h);
+            h = next;
         }
+        WheelTimeout a = adds;
         adds = null;
+        if (a != null) {
+            // Not on a virtual clock: advance() hands everything over.
+            boolean holding = hold && !timer.isVirtualClock();
+            long horizon = holding ? timer.nanoTime() + HOLD_NANOS : 0;
+            while (a != null) {
+                WheelTimeout next = a.next;
+                total += holding && a.deadline >= horizon ? holdBack(a) : addTaken(a);
+                a = next;
+            }
+        }
         flush();
         return total;
+    }
+
+    /** Holds {@code a} back a round, unless it is cancelled already. Returns 0. */
+    private int holdBack(WheelTimeout a) {
+        a.next = null;
+        if (a.state() != WheelTimeout.ST_INIT) {
+            return 0;
+        }
+        if (heldTail == null) {
+            held = a;
+        } else {
+            heldTail.next = a;
+        }
+        heldTail = a;
+        return 0;
     }
 
     /**
@@ -398,7 +453,7 @@ final class Worker implements Runnable {
 
     /** On a virtual clock: advance, then run everything due, until nothing more is. */
     long advance(long nanos) {
-        handOver();
+        handOver(false);
         int res = Native.advance(ctx, nanos, 0, scratch);
         if (res < 0) {
             throw Native.error("wheeltimer_advance", res);
@@ -413,7 +468,7 @@ final class Worker implements Runnable {
                 throw Native.error("wheeltimer_reap", n);
             }
             ran = runRound(n);
-            handed = handOver();
+            handed = handOver(false);
             // A virtual clock's engine finds what the tasks added, due by
             // now, at its next advance: make it one of 0 ns.
             if (handed > 0) {
@@ -434,7 +489,7 @@ final class Worker implements Runnable {
      */
     WheelTimerStats stats() {
         if (!inRound) {
-            handOver();
+            handOver(false);
             int res = Native.submit(ctx);
             if (res < 0) {
                 throw Native.error("wheeltimer_submit", res);
@@ -471,6 +526,14 @@ final class Worker implements Runnable {
             }
             t = next;
         }
+        for (WheelTimeout t = held; t != null; ) {
+            WheelTimeout next = t.next;
+            t.next = null;
+            stopCancel(t);
+            t = next;
+        }
+        held = null;
+        heldTail = null;
         for (int i = 0; i < byIndex.length; i++) {
             WheelTimeout t = byIndex[i];
             if (t != null) {
