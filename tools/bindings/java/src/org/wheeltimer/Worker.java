@@ -67,6 +67,10 @@ final class Worker implements Runnable {
      */
     private WheelTimeout held;
     private WheelTimeout heldTail;
+    /** During handOver(): adds due at this time or later are held back. */
+    private long horizon;
+    /** During handOver(): the adds queued. */
+    private int queued;
     /** A round's records are being run: nothing may be queued (see above). */
     private boolean inRound;
 
@@ -178,46 +182,29 @@ final class Worker implements Runnable {
         for (WheelTimeout t = timer.takePushed(); t != null; ) {
             t = sortPushed(t);
         }
-        int total = 0;
+        queued = 0;
         // Held back a round: older than any add on the stack, so first
         // (the engine keeps the order of those due at the same time).
         WheelTimeout h = held;
         held = null;
         heldTail = null;
+        horizon = Long.MAX_VALUE;
         while (h != null) {
-            WheelTimeout next = h.next;
-            total += addTaken(h);
-            h = next;
+            h = addTaken(h);
         }
         WheelTimeout a = adds;
         adds = null;
         if (a != null) {
             // Not on a virtual clock: advance() hands everything over.
-            boolean holding = hold && !timer.isVirtualClock();
-            long horizon = holding ? timer.nanoTime() + HOLD_NANOS : 0;
+            if (hold && !timer.isVirtualClock()) {
+                horizon = timer.nanoTime() + HOLD_NANOS;
+            }
             while (a != null) {
-                WheelTimeout next = a.next;
-                total += holding && a.deadline >= horizon ? holdBack(a) : addTaken(a);
-                a = next;
+                a = addTaken(a);
             }
         }
         flush();
-        return total;
-    }
-
-    /** Holds {@code a} back a round, unless it is cancelled already. Returns 0. */
-    private int holdBack(WheelTimeout a) {
-        a.next = null;
-        if (a.state() != WheelTimeout.ST_INIT) {
-            return 0;
-        }
-        if (heldTail == null) {
-            held = a;
-        } else {
-            heldTail.next = a;
-        }
-        heldTail = a;
-        return 0;
+        return queued;
     }
 
     /**
@@ -244,15 +231,31 @@ final class Worker implements Runnable {
         return next;
     }
 
-    /** Takes an add for the engine and queues it; 1 if it was not cancelled meanwhile. */
-    private int addTaken(WheelTimeout a) {
+    /**
+     * One add of a list, oldest first: held back (see {@link #held}) if it
+     * is due at {@link #horizon} or later, else taken for the engine and
+     * queued, unless it was cancelled meanwhile. Returns the next one.
+     * (The loops that call it are a load and a call a turn: in a fresh JVM
+     * they run interpreted, the body compiled.)
+     */
+    private WheelTimeout addTaken(WheelTimeout a) {
+        WheelTimeout next = a.next;
         a.next = null;
-        // From here cancel() pushes it, and the link is cancel()'s.
-        if (!a.take()) {
-            return 0;
+        if (a.deadline >= horizon) {
+            if (a.state() == WheelTimeout.ST_INIT) {
+                if (heldTail == null) {
+                    held = a;
+                } else {
+                    heldTail.next = a;
+                }
+                heldTail = a;
+            }
+        } else if (a.take()) {
+            // From here cancel() pushes it, and the link is cancel()'s.
+            queueAdd(a);
+            queued++;
         }
-        queueAdd(a);
-        return 1;
+        return next;
     }
 
     private void queueAdd(WheelTimeout a) {
