@@ -171,7 +171,7 @@ final class Worker implements Runnable {
      * {@link #HOLD_NANOS} or more from now is held back instead. A timeout
      * cancelled before the worker took it, or while held back, is dropped
      * here: the engine never hears of it. Returns the number of adds
-     * queued.
+     * queued that this call took from the stack.
      *
      * <p>Each loop's body is a method of its own, here and in dispatch():
      * a fresh JVM compiles a method after a few hundred calls, but a loop
@@ -182,7 +182,6 @@ final class Worker implements Runnable {
         for (WheelTimeout t = timer.takePushed(); t != null; ) {
             t = sortPushed(t);
         }
-        queued = 0;
         // Held back a round: older than any add on the stack, so first
         // (the engine keeps the order of those due at the same time).
         WheelTimeout h = held;
@@ -192,6 +191,9 @@ final class Worker implements Runnable {
         while (h != null) {
             h = addTaken(h);
         }
+        // Only what came from the stack makes the round busy: a round that
+        // hands over only what it held back need not linger for more.
+        queued = 0;
         WheelTimeout a = adds;
         adds = null;
         if (a != null) {

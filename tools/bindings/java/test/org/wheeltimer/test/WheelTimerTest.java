@@ -298,6 +298,24 @@ class WheelTimerTest {
         assertEquals(0, timer.stats().live());
     }
 
+    /**
+     * Holding an add back costs a lone one no wait more: the round that
+     * holds it lingers, the one that hands it over sleeps until something
+     * is due, as the round that took it did before.
+     */
+    @Test
+    void aLoneFarTimeoutCostsTheWorkerTwoWaits() throws InterruptedException {
+        WheelTimer timer = real(new Probe.Named());
+        // stats() runs in a round of the worker's, whose wait is the first.
+        long before = timer.stats().workerWakeups();
+        Thread.sleep(50);
+        timer.newTimeout(x -> { }, 1, TimeUnit.HOURS);
+        Thread.sleep(200);
+        assertEquals(before + 3, timer.stats().workerWakeups(),
+                     "the wait after stats(), the linger, the sleep");
+        assertEquals(1, timer.stats().live());
+    }
+
     /** FIXED_RATE: every period either runs or is counted as an overrun; deadlines do not drift. */
     @Test
     void fixedRateRunsEveryPeriodOrCountsItAsAnOverrun() {
