@@ -122,20 +122,25 @@ final class Worker implements Runnable {
         // A stop() ends the loop at the next round, even with more due:
         // what has not run yet is returned, cancelled, as Netty's does.
         while (timer.workerState() != WheelTimer.WORKER_SHUTDOWN) {
+            timer.clearUrgent();
             busy |= handOver(true) > 0;
             runCommands();
             // Wait in the library: it returns what is ready, else sleeps
             // until something is due or a producer ends the wait with
-            // wheeltimer_wake(). After a round that took timeouts, linger:
+            // wheeltimer_wake(). After a round that took timeouts, or while
+            // adds are held back (handed over at the next round), linger:
             // sleep at most LINGER_NANOS, and tell producers so. From here
-            // on a producer that pushes sees the sleep and wakes us; one
-            // that pushed before is seen by hasWork(), and then the wait
-            // only reaps. Both are volatile accesses.
-            // Adds held back are handed to the engine at the next round:
-            // linger for them too.
+            // on a producer that pushes sees the sleep and wakes us if its
+            // timeout is due soon; one that pushed before is seen by
+            // hasWork(), and then the wait only reaps: any push if we would
+            // sleep until something is due, only one due soon (urgent) if
+            // we would linger. Both are volatile accesses. A lingering
+            // worker so takes what a stream of callers pushes once per
+            // linger, not as fast as it can: each round costs it, and the
+            // callers too, whose cancels find their timeouts in its cache.
             long timeout = busy || held != null ? WheelTimer.LINGER_NANOS : -1;
             timer.setSleeping(timeout >= 0 ? timer.nanoTime() + timeout : 0);
-            if (timer.hasWork()) {
+            if (timer.hasWork(timeout >= 0)) {
                 timer.setAwake();
                 timeout = 0;
             } else {
