@@ -183,6 +183,13 @@ public final class WheelTimer implements Timer {
     final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
     /** 1 while the worker is (about to be) asleep in Native.waitRound(): a producer must wake it. */
     private volatile int sleeping;
+    /**
+     * Set by a producer whose timeout is due within {@link #URGENT_NANOS}
+     * of its newTimeout() (any, on a virtual clock), cleared by the worker
+     * before it takes the stack: a lingering worker that finds it set does
+     * not sleep. Other pushes wait for the linger's end.
+     */
+    private volatile int urgent;
     /** While the worker sleeps: 0, or the time (System.nanoTime()) by which it wakes. */
     private volatile long wakeBy;
     /** Threads inside wakeWorker(); the native side is closed only when none is. */
@@ -507,7 +514,7 @@ public final class WheelTimer implements Timer {
         Objects.requireNonNull(unit, "unit");
         long deadline = deadlineAfter(now, unit.toNanos(delay));
         admit();
-        return hand(new WheelTimeout(this, task, deadline));
+        return hand(new WheelTimeout(this, task, deadline), now);
     }
 
     /**
@@ -590,9 +597,10 @@ public final class WheelTimer implements Timer {
         long deadline = deadlineAfter(now, unit.toNanos(delay));
         admit();
         if (slackNanos == 0 && mode == 0) {
-            return hand(new WheelTimeout(this, task, deadline));
+            return hand(new WheelTimeout(this, task, deadline), now);
         }
-        return hand(new SlackOrPeriodicTimeout(this, task, deadline, slackNanos, periodNanos, mode));
+        return hand(new SlackOrPeriodicTimeout(this, task, deadline, slackNanos, periodNanos, mode),
+                    now);
     }
 
     /**
@@ -619,9 +627,21 @@ public final class WheelTimer implements Timer {
         }
     }
 
-    /** Pushes a new timeout for the worker, and wakes it if it must be. */
-    private WheelTimeout hand(WheelTimeout t) {
+    /**
+     * A timeout due this long after its newTimeout() may not wait for a
+     * lingering worker that is still awake: the linger, plus the margin
+     * by which a sleeping one is woken.
+     */
+    static final long URGENT_NANOS = LINGER_NANOS + DEFER_MARGIN_NANOS;
+
+    /** Pushes a new timeout made at {@code now} for the worker, and wakes it if it must be. */
+    private WheelTimeout hand(WheelTimeout t, long now) {
         push(t);
+        // Before sleeping is read: a worker about to linger either sees
+        // this, or is seen asleep below (both volatile).
+        if ((virtualClock || t.deadline - now < URGENT_NANOS) && urgent == 0) {
+            urgent = 1;
+        }
         // stop() may have taken the stack for the last time just before the
         // push: then whoever cancels the timeout first owns it.
         if (workerState == WORKER_SHUTDOWN && t.cancelOnStop()) {
@@ -675,9 +695,23 @@ public final class WheelTimer implements Timer {
         return head == null ? null : HEAD.getAndSet(this, null);
     }
 
-    /** The worker's: whether anything waits for it. */
-    boolean hasWork() {
-        return head != null || !commands.isEmpty() || workerState == WORKER_SHUTDOWN;
+    /**
+     * The worker's, after {@link #setSleeping}: whether it may not sleep.
+     * A worker that would sleep until something is due must take whatever
+     * was pushed first; one that would linger ({@code lingering}) only
+     * what is due soon, which set {@link #urgent}: the rest it takes at the
+     * linger's end (a push from then on sees it asleep, as hand() says).
+     */
+    boolean hasWork(boolean lingering) {
+        return (lingering ? urgent != 0 : head != null) || !commands.isEmpty()
+               || workerState == WORKER_SHUTDOWN;
+    }
+
+    /** The worker's, before it takes the stack. */
+    void clearUrgent() {
+        if (urgent != 0) {
+            urgent = 0;
+        }
     }
 
     /**

@@ -19,7 +19,9 @@ import java.util.concurrent.FutureTask;
  * The only thread that calls libwheeltimer for its timer, as the library
  * requires. Each round it runs the queued commands ({@code advance()},
  * {@code stats()}), takes the timer's hand-over stack whole and queues its
- * cancels, then its adds, with the library (one JNI call per 1024
+ * cancels, then the adds held back by the round before, then its adds
+ * (holding back a round those due {@link #HOLD_NANOS} or more later), with
+ * the library (one JNI call per 1024
  * operations, no system call), then waits in the library's
  * {@code wheeltimer_wait()}, which submits them in one batch, and reaps
  * what is ready or else sleeps until something is due or another thread
@@ -55,6 +57,20 @@ final class Worker implements Runnable {
     private WheelTimeout[] byIndex = new WheelTimeout[1024];
     /** During handOver(): the adds taken from the stack, oldest first. */
     private WheelTimeout adds;
+    /**
+     * Adds held back a round, oldest first (linked by their own link, which
+     * no other thread writes before take()): due {@link #HOLD_NANOS} or
+     * more after the round that took them from the stack, they reach the
+     * engine at the next round, unless cancelled by then. A request
+     * timeout cancelled within a round so costs the worker a look, and the
+     * engine nothing, as one cancelled before the worker took it.
+     */
+    private WheelTimeout held;
+    private WheelTimeout heldTail;
+    /** During handOver(): adds due at this time or later are held back. */
+    private long horizon;
+    /** During handOver(): the adds queued. */
+    private int queued;
     /** A round's records are being run: nothing may be queued (see above). */
     private boolean inRound;
 
@@ -80,6 +96,13 @@ final class Worker implements Runnable {
         this.records = new long[Native.chunkRecords() * Native.REC_WORDS];
     }
 
+    /**
+     * How far ahead an add must be due to be held back a round: at least
+     * the linger, by which the next round comes, plus the margin within
+     * which a newTimeout() wakes a lingering worker.
+     */
+    static final long HOLD_NANOS = WheelTimer.DEFER_MARGIN_NANOS;
+
     @Override
     public void run() {
         tid = Native.gettid();
@@ -99,18 +122,25 @@ final class Worker implements Runnable {
         // A stop() ends the loop at the next round, even with more due:
         // what has not run yet is returned, cancelled, as Netty's does.
         while (timer.workerState() != WheelTimer.WORKER_SHUTDOWN) {
-            busy |= handOver() > 0;
+            timer.clearUrgent();
+            busy |= handOver(true) > 0;
             runCommands();
             // Wait in the library: it returns what is ready, else sleeps
             // until something is due or a producer ends the wait with
-            // wheeltimer_wake(). After a round that took timeouts, linger:
+            // wheeltimer_wake(). After a round that took timeouts, or while
+            // adds are held back (handed over at the next round), linger:
             // sleep at most LINGER_NANOS, and tell producers so. From here
-            // on a producer that pushes sees the sleep and wakes us; one
-            // that pushed before is seen by hasWork(), and then the wait
-            // only reaps. Both are volatile accesses.
-            long timeout = busy ? WheelTimer.LINGER_NANOS : -1;
-            timer.setSleeping(busy ? timer.nanoTime() + timeout : 0);
-            if (timer.hasWork()) {
+            // on a producer that pushes sees the sleep and wakes us if its
+            // timeout is due soon; one that pushed before is seen by
+            // hasWork(), and then the wait only reaps: any push if we would
+            // sleep until something is due, only one due soon (urgent) if
+            // we would linger. Both are volatile accesses. A lingering
+            // worker so takes what a stream of callers pushes once per
+            // linger, not as fast as it can: each round costs it, and the
+            // callers too, whose cancels find their timeouts in its cache.
+            long timeout = busy || held != null ? WheelTimer.LINGER_NANOS : -1;
+            timer.setSleeping(timeout >= 0 ? timer.nanoTime() + timeout : 0);
+            if (timer.hasWork(timeout >= 0)) {
                 timer.setAwake();
                 timeout = 0;
             } else {
@@ -141,28 +171,47 @@ final class Worker implements Runnable {
 
     /**
      * Hands what was pushed to the library: the cancels of timeouts the
-     * engine holds, then the adds, oldest first. A timeout cancelled
-     * before the worker took it is dropped here: the engine never hears of
-     * it. Returns the number of adds queued.
+     * engine holds, then the adds held back a round (see {@link #held}),
+     * then the new adds, oldest first; with {@code hold}, a new add due
+     * {@link #HOLD_NANOS} or more from now is held back instead. A timeout
+     * cancelled before the worker took it, or while held back, is dropped
+     * here: the engine never hears of it. Returns the number of adds
+     * queued that this call took from the stack.
      *
      * <p>Each loop's body is a method of its own, here and in dispatch():
      * a fresh JVM compiles a method after a few hundred calls, but a loop
      * inside one only after tens of thousands of turns, and runs it
      * interpreted until then (most of a first burst of 100 000 timeouts).
      */
-    private int handOver() {
+    private int handOver(boolean hold) {
         for (WheelTimeout t = timer.takePushed(); t != null; ) {
             t = sortPushed(t);
         }
-        int total = 0;
-        for (WheelTimeout a = adds; a != null; ) {
-            WheelTimeout next = a.next;
-            total += addTaken(a);
-            a = next;
+        // Held back a round: older than any add on the stack, so first
+        // (the engine keeps the order of those due at the same time).
+        WheelTimeout h = held;
+        held = null;
+        heldTail = null;
+        horizon = Long.MAX_VALUE;
+        while (h != null) {
+            h = addTaken(h);
         }
+        // Only what came from the stack makes the round busy: a round that
+        // hands over only what it held back need not linger for more.
+        queued = 0;
+        WheelTimeout a = adds;
         adds = null;
+        if (a != null) {
+            // Not on a virtual clock: advance() hands everything over.
+            if (hold && !timer.isVirtualClock()) {
+                horizon = timer.nanoTime() + HOLD_NANOS;
+            }
+            while (a != null) {
+                a = addTaken(a);
+            }
+        }
         flush();
-        return total;
+        return queued;
     }
 
     /**
@@ -189,15 +238,31 @@ final class Worker implements Runnable {
         return next;
     }
 
-    /** Takes an add for the engine and queues it; 1 if it was not cancelled meanwhile. */
-    private int addTaken(WheelTimeout a) {
+    /**
+     * One add of a list, oldest first: held back (see {@link #held}) if it
+     * is due at {@link #horizon} or later, else taken for the engine and
+     * queued, unless it was cancelled meanwhile. Returns the next one.
+     * (The loops that call it are a load and a call a turn: in a fresh JVM
+     * they run interpreted, the body compiled.)
+     */
+    private WheelTimeout addTaken(WheelTimeout a) {
+        WheelTimeout next = a.next;
         a.next = null;
-        // From here cancel() pushes it, and the link is cancel()'s.
-        if (!a.take()) {
-            return 0;
+        if (a.deadline >= horizon) {
+            if (a.state() == WheelTimeout.ST_INIT) {
+                if (heldTail == null) {
+                    held = a;
+                } else {
+                    heldTail.next = a;
+                }
+                heldTail = a;
+            }
+        } else if (a.take()) {
+            // From here cancel() pushes it, and the link is cancel()'s.
+            queueAdd(a);
+            queued++;
         }
-        queueAdd(a);
-        return 1;
+        return next;
     }
 
     private void queueAdd(WheelTimeout a) {
@@ -398,7 +463,7 @@ final class Worker implements Runnable {
 
     /** On a virtual clock: advance, then run everything due, until nothing more is. */
     long advance(long nanos) {
-        handOver();
+        handOver(false);
         int res = Native.advance(ctx, nanos, 0, scratch);
         if (res < 0) {
             throw Native.error("wheeltimer_advance", res);
@@ -413,7 +478,7 @@ final class Worker implements Runnable {
                 throw Native.error("wheeltimer_reap", n);
             }
             ran = runRound(n);
-            handed = handOver();
+            handed = handOver(false);
             // A virtual clock's engine finds what the tasks added, due by
             // now, at its next advance: make it one of 0 ns.
             if (handed > 0) {
@@ -434,7 +499,7 @@ final class Worker implements Runnable {
      */
     WheelTimerStats stats() {
         if (!inRound) {
-            handOver();
+            handOver(false);
             int res = Native.submit(ctx);
             if (res < 0) {
                 throw Native.error("wheeltimer_submit", res);
@@ -471,6 +536,14 @@ final class Worker implements Runnable {
             }
             t = next;
         }
+        for (WheelTimeout t = held; t != null; ) {
+            WheelTimeout next = t.next;
+            t.next = null;
+            stopCancel(t);
+            t = next;
+        }
+        held = null;
+        heldTail = null;
         for (int i = 0; i < byIndex.length; i++) {
             WheelTimeout t = byIndex[i];
             if (t != null) {

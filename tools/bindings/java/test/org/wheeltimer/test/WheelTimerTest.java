@@ -25,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Handler;
@@ -262,6 +263,57 @@ class WheelTimerTest {
         assertEquals(100, timer.pendingTimeouts());
         Probe.eventually(() -> timer.stats().live() == 100, "the 100 left reach the engine");
         assertEquals(before + 100, timer.stats().added(), "the cancelled ones never did");
+    }
+
+    /**
+     * Nor does one cancelled just after the worker took it: an add due 10 ms
+     * or more later waits a round in the worker before it goes to the
+     * engine. The worker is held while a far timeout and a task that
+     * cancels it are made; the round that takes both runs the task.
+     */
+    @Test
+    void aTimeoutCancelledInTheRoundThatTookItNeverReachesTheEngine() {
+        WheelTimer timer = real(new Probe.Named());
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicBoolean cancelled = new AtomicBoolean();
+        // The holder and the canceller reach the engine.
+        long before = timer.stats().added() + 2;
+        timer.newTimeout(t -> {
+            held.countDown();
+            Probe.await(gate, "the gate");
+        }, 0, TimeUnit.MILLISECONDS);
+        Probe.await(held, "the worker is held");
+        Timeout far = timer.newTimeout(x -> { }, 1, TimeUnit.HOURS);
+        timer.newTimeout(x -> {
+            cancelled.set(far.cancel());
+            ran.countDown();
+        }, 0, TimeUnit.MILLISECONDS);
+        gate.countDown();
+        Probe.await(ran, "the canceller ran");
+        assertTrue(cancelled.get());
+        assertEquals(0, timer.pendingTimeouts());
+        assertEquals(before, timer.stats().added(), "the cancelled one never reached the engine");
+        assertEquals(0, timer.stats().live());
+    }
+
+    /**
+     * Holding an add back costs a lone one no wait more: the round that
+     * holds it lingers, the one that hands it over sleeps until something
+     * is due, as the round that took it did before.
+     */
+    @Test
+    void aLoneFarTimeoutCostsTheWorkerTwoWaits() throws InterruptedException {
+        WheelTimer timer = real(new Probe.Named());
+        // stats() runs in a round of the worker's, whose wait is the first.
+        long before = timer.stats().workerWakeups();
+        Thread.sleep(50);
+        timer.newTimeout(x -> { }, 1, TimeUnit.HOURS);
+        Thread.sleep(200);
+        assertEquals(before + 3, timer.stats().workerWakeups(),
+                     "the wait after stats(), the linger, the sleep");
+        assertEquals(1, timer.stats().live());
     }
 
     /** FIXED_RATE: every period either runs or is counted as an overrun; deadlines do not drift. */
