@@ -286,9 +286,9 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         Objects.requireNonNull(command, "command");
         long nanos = unit.toNanos(delay);
         if (nanos <= 0) {
-            return immediate(new WheelScheduledFuture<Void>(this, command, null, nanoTime()));
+            return immediate(new WheelScheduledFuture<Void>(this, command, nanoTime()));
         }
-        return delayed(new WheelScheduledFuture<Void>(this, command, null, 0), nanos);
+        return delayed(new WheelScheduledFuture<Void>(this, command, timer.deadlineIn(nanos)));
     }
 
     @Override
@@ -298,7 +298,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         if (nanos <= 0) {
             return immediate(new WheelScheduledFuture<>(this, callable, nanoTime()));
         }
-        return delayed(new WheelScheduledFuture<>(this, callable, 0), nanos);
+        return delayed(new WheelScheduledFuture<>(this, callable, timer.deadlineIn(nanos)));
     }
 
     /**
@@ -345,18 +345,19 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         return f;
     }
 
-    /** A task with a delay: registered, then given to the timer. */
-    private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f, long nanos) {
+    /**
+     * A task with a delay, its deadline made: registered, then given to the
+     * timer as its own timeout.
+     */
+    private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f) {
         rejectUnlessRunning();
         registry.add(f);
-        WheelTimeout t;
         try {
-            t = timer.newTimeout(f, nanos, TimeUnit.NANOSECONDS);
+            timer.add(f);
         } catch (RejectedExecutionException | IllegalStateException e) {
             throw unregisterAndReject(f, e);
         }
-        f.setTime(t.deadlineNanos());
-        f.armed(t);
+        f.armed();
         recheckAfterShutdown(f);
         return f;
     }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * WheelScheduledFuture.java - a task of a WheelScheduledExecutor: the
- * future its caller holds, the timer task that hands it over, the run
+ * future its caller holds, the timer's timeout that hands it over, and the
+ * run, in one object
  */
 package org.wheeltimer;
 
@@ -10,35 +11,62 @@ import io.netty.util.TimerTask;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Objects;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.Delayed;
-import java.util.concurrent.FutureTask;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A one-shot task of a {@link WheelScheduledExecutor}, and the base of the
- * periodic ones ({@link PeriodicFuture}). It is at once the
- * {@link java.util.concurrent.ScheduledFuture} the caller holds (a
- * {@link FutureTask}, so that {@code get}, {@code cancel} and their
- * waiting are the JDK's own), the {@link TimerTask} of its timeout, which
- * the timer's worker runs only to hand the future to the pool, and the
- * {@link Runnable} the pool runs.
+ * periodic ones ({@link PeriodicFuture}). One object is at once the
+ * {@link java.util.concurrent.ScheduledFuture} the caller holds, the
+ * timer's {@link WheelTimeout} (its own {@link TimerTask}, which the
+ * timer's worker runs only to hand the future to the pool) and the
+ * {@link Runnable} the pool runs: a schedule allocates this and nothing
+ * else, and a cancel reaches the timeout without a lookup.
  *
- * <p>{@link #done()} (FutureTask's hook, called once the future completes,
- * fails or is cancelled) cancels the timeout and leaves the executor's
- * registry: a cancelled task leaves the engine and the executor at once.
+ * <p>The future's side is {@link java.util.concurrent.FutureTask}'s, state
+ * for state (its states, its waiters' stack, its interrupt handshake),
+ * kept apart from the timeout's state: the timeout's says whether the
+ * timer hands the task over (one compare-and-set against its cancel), the
+ * future's whether the task runs and how it ended. {@link #done()}, called
+ * once the future completes, fails or is cancelled, cancels the timeout
+ * and leaves the executor's registry: a cancelled task leaves the engine
+ * and the executor at once.
+ *
+ * <p>{@link #isCancelled()} and {@link #cancel()}, which {@link Timeout}
+ * and {@link java.util.concurrent.Future} share or resemble, are the
+ * future's: a caller that sees the timeout still cancels the future.
  */
-class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduledFuture<V>, TimerTask {
+non-sealed class WheelScheduledFuture<V> extends WheelTimeout
+        implements RunnableScheduledFuture<V>, TimerTask {
+    /* The future's states, FutureTask's: NEW -> COMPLETING -> NORMAL | EXCEPTIONAL, NEW -> CANCELLED, NEW -> INTERRUPTING -> INTERRUPTED. */
+    private static final int NEW = 0;
+    private static final int COMPLETING = 1;
+    private static final int NORMAL = 2;
+    private static final int EXCEPTIONAL = 3;
+    private static final int CANCELLED = 4;
+    private static final int INTERRUPTING = 5;
+    private static final int INTERRUPTED = 6;
+
     private static final VarHandle TIME;
-    private static final VarHandle TIMEOUT;
+    private static final VarHandle FSTATE;
+    private static final VarHandle RUNNER;
+    private static final VarHandle WAITERS;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             TIME = l.findVarHandle(WheelScheduledFuture.class, "time", long.class);
-            TIMEOUT = l.findVarHandle(WheelScheduledFuture.class, "timeout", WheelTimeout.class);
+            FSTATE = l.findVarHandle(WheelScheduledFuture.class, "fstate", int.class);
+            RUNNER = l.findVarHandle(WheelScheduledFuture.class, "runner", Thread.class);
+            WAITERS = l.findVarHandle(WheelScheduledFuture.class, "waiters", WaitNode.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -47,15 +75,29 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
     final WheelScheduledExecutor executor;
     /**
      * When the (next) run is due, in ns on the timer's clock: a one-shot
-     * task's is its timeout's deadline ({@link #armed}); the engine's
-     * deadline is never before it. Written with release, read with acquire
-     * (TIME): any thread may call getDelay().
+     * task's is its timeout's deadline. Written with release, read with
+     * acquire (TIME): any thread may call getDelay().
      */
     @SuppressWarnings("unused")
     private long time;
-    /** The timeout that will hand this over, or null: none yet, or done. */
-    @SuppressWarnings("unused")
-    private volatile WheelTimeout timeout;
+
+    /* The future. */
+    private volatile int fstate;
+    /** The task: one of the two, both null once the future is done. */
+    private Callable<V> callable;
+    private Runnable runnable;
+    /** The result, or the exception get() reports. */
+    private Object outcome;
+    /** The thread running the task, null when none. */
+    private volatile Thread runner;
+    /** Threads waiting in get(). */
+    private volatile WaitNode waiters;
+    /**
+     * The timer has this future as its timeout (set by {@link #armed}), so
+     * done() must cancel it; whichever of armed() and done() comes second
+     * sees the other (each writes, then reads, a volatile field).
+     */
+    private volatile boolean armed;
 
     /* The executor's registry (TaskRegistry), under its stripe's lock. */
     /** The registry's stripe, -1 when not in it. */
@@ -66,15 +108,17 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
     long seq;
 
     WheelScheduledFuture(WheelScheduledExecutor executor, Callable<V> callable, long time) {
-        super(callable);
+        super(executor.timer(), null, time);
         this.executor = executor;
         this.time = time;
+        this.callable = callable;
     }
 
-    WheelScheduledFuture(WheelScheduledExecutor executor, Runnable runnable, V result, long time) {
-        super(runnable, result);
+    WheelScheduledFuture(WheelScheduledExecutor executor, Runnable runnable, long time) {
+        super(executor.timer(), null, time);
         this.executor = executor;
         this.time = time;
+        this.runnable = runnable;
     }
 
     final long time() {
@@ -86,16 +130,28 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
     }
 
     /**
-     * The timeout of this future is {@code t}; if the future was cancelled
-     * meanwhile, so is {@code t} (whichever of this and {@link #done()} comes
-     * second sees the other: both write, then read, volatile fields).
+     * The timer has been given this future as its timeout; if the future
+     * was done meanwhile (a shutdown() cancelled it), the timeout is
+     * cancelled now.
      */
-    final void armed(WheelTimeout t) {
-        timeout = t;
+    final void armed() {
+        armed = true;
         if (isDone()) {
-            t.cancel();
-            TIMEOUT.setRelease(this, null);
+            super.cancel();
         }
+    }
+
+    /** Its timeout is the timer's: done() cancels it. */
+    void cancelTimeout() {
+        if (armed) {
+            super.cancel();
+        }
+    }
+
+    /** The timeout's task is the future itself. */
+    @Override
+    public TimerTask task() {
+        return this;
     }
 
     @Override
@@ -156,7 +212,75 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
             cancel(false);
             return;
         }
-        super.run();
+        if (fstate != NEW || !RUNNER.compareAndSet(this, null, Thread.currentThread())) {
+            return;
+        }
+        try {
+            Callable<V> c = callable;
+            Runnable r = runnable;
+            if ((c != null || r != null) && fstate == NEW) {
+                V v;
+                try {
+                    if (c != null) {
+                        v = c.call();
+                    } else {
+                        r.run();
+                        v = null;
+                    }
+                } catch (Throwable e) {
+                    setException(e);
+                    return;
+                }
+                set(v);
+            }
+        } finally {
+            // Non-null until the state is settled, so that no second run starts.
+            runner = null;
+            int s = fstate;
+            if (s >= INTERRUPTING) {
+                awaitInterrupt(s);
+            }
+        }
+    }
+
+    /**
+     * A periodic run: runs the task without setting a result and leaves the
+     * future NEW. Returns false if the task threw (the future failed with its
+     * exception) or the future is done (cancelled).
+     */
+    final boolean runAndReset() {
+        if (fstate != NEW || !RUNNER.compareAndSet(this, null, Thread.currentThread())) {
+            return false;
+        }
+        boolean ran = false;
+        int s = fstate;
+        try {
+            Runnable r = runnable;
+            if (r != null && s == NEW) {
+                try {
+                    r.run();
+                    ran = true;
+                } catch (Throwable e) {
+                    setException(e);
+                }
+            }
+        } finally {
+            runner = null;
+            s = fstate;
+            if (s >= INTERRUPTING) {
+                awaitInterrupt(s);
+            }
+        }
+        return ran && s == NEW;
+    }
+
+    /** A cancel(true) interrupts the runner: wait until it has, so that the interrupt stays in its run. */
+    private void awaitInterrupt(int s) {
+        if (s == INTERRUPTING) {
+            while (fstate == INTERRUPTING) {
+                Thread.yield();
+            }
+        }
     }
 
     /** The pool would not take this: the executor is stopping, or the caller's executor refused. */
@@ -173,15 +297,225 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
         setException(e);
     }
 
-    /** Completed, failed or cancelled: release the timeout and leave the executor. */
-    @Override
-    protected void done() {
-        WheelTimeout t = timeout;
-        if (t != null) {
-            // Only to let the timeout go: no ordering needed.
-            TIMEOUT.setRelease(this, null);
-            t.cancel();
+    private void set(V v) {
+        if (FSTATE.compareAndSet(this, NEW, COMPLETING)) {
+            outcome = v;
+            FSTATE.setRelease(this, NORMAL);
+            finishCompletion();
         }
+    }
+
+    private void setException(Throwable e) {
+        if (FSTATE.compareAndSet(this, NEW, COMPLETING)) {
+            outcome = e;
+            FSTATE.setRelease(this, EXCEPTIONAL);
+            finishCompletion();
+        }
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        if (!(fstate == NEW && FSTATE.compareAndSet(this, NEW,
+                                                    mayInterruptIfRunning ? INTERRUPTING : CANCELLED))) {
+            return false;
+        }
+        try {
+            if (mayInterruptIfRunning) {
+                try {
+                    Thread t = runner;
+                    if (t != null) {
+                        t.interrupt();
+                    }
+                } finally {
+                    FSTATE.setRelease(this, INTERRUPTED);
+                }
+            }
+        } finally {
+            finishCompletion();
+        }
+        return true;
+    }
+
+    /** The timeout's cancel, as seen by a caller: the future's, {@code cancel(false)}. */
+    @Override
+    public boolean cancel() {
+        return cancel(false);
+    }
+
+    /** The future's: cancelled by {@link #cancel(boolean)} (also for {@link Timeout}). */
+    @Override
+    public boolean isCancelled() {
+        return fstate >= CANCELLED;
+    }
+
+    @Override
+    public boolean isDone() {
+        return fstate != NEW;
+    }
+
+    @Override
+    public V get() throws InterruptedException, ExecutionException {
+        int s = fstate;
+        if (s <= COMPLETING) {
+            s = awaitDone(false, 0L);
+        }
+        return report(s);
+    }
+
+    @Override
+    public V get(long timeout, TimeUnit unit)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Objects.requireNonNull(unit, "unit");
+        long nanos = unit.toNanos(timeout);
+        int s = fstate;
+        if (s <= COMPLETING && (s = awaitDone(true, nanos)) <= COMPLETING) {
+            throw new TimeoutException();
+        }
+        return report(s);
+    }
+
+    @SuppressWarnings("unchecked")
+    private V report(int s) throws ExecutionException {
+        Object x = outcome;
+        if (s == NORMAL) {
+            return (V) x;
+        }
+        if (s >= CANCELLED) {
+            throw new CancellationException();
+        }
+        throw new ExecutionException((Throwable) x);
+    }
+
+    /** Wakes the waiters, calls done(), lets the task go. */
+    private void finishCompletion() {
+        for (WaitNode q; (q = waiters) != null; ) {
+            if (WAITERS.weakCompareAndSet(this, q, null)) {
+                for (;;) {
+                    Thread t = q.thread;
+                    if (t != null) {
+                        q.thread = null;
+                        LockSupport.unpark(t);
+                    }
+                    WaitNode next = q.next;
+                    if (next == null) {
+                        break;
+                    }
+                    q.next = null;
+                    q = next;
+                }
+                break;
+            }
+        }
+        done();
+        callable = null;
+        runnable = null;
+    }
+
+    /** Completed, failed or cancelled: release the timeout and leave the executor. */
+    void done() {
+        cancelTimeout();
         executor.finished(this);
+    }
+
+    /** Waits for the future to be done, or for {@code nanos} if {@code timed}; returns the state. */
+    private int awaitDone(boolean timed, long nanos) throws InterruptedException {
+        long startTime = 0L;
+        WaitNode q = null;
+        boolean queued = false;
+        for (;;) {
+            int s = fstate;
+            if (s > COMPLETING) {
+                if (q != null) {
+                    q.thread = null;
+                }
+                return s;
+            } else if (s == COMPLETING) {
+                Thread.yield();
+            } else if (Thread.interrupted()) {
+                removeWaiter(q);
+                throw new InterruptedException();
+            } else if (q == null) {
+                if (timed && nanos <= 0L) {
+                    return s;
+                }
+                q = new WaitNode();
+            } else if (!queued) {
+                q.next = waiters;
+                queued = WAITERS.weakCompareAndSet(this, q.next, q);
+            } else if (timed) {
+                long parkNanos;
+                if (startTime == 0L) {
+                    startTime = System.nanoTime();
+                    if (startTime == 0L) {
+                        startTime = 1L;
+                    }
+                    parkNanos = nanos;
+                } else {
+                    long elapsed = System.nanoTime() - startTime;
+                    if (elapsed >= nanos) {
+                        removeWaiter(q);
+                        return fstate;
+                    }
+                    parkNanos = nanos - elapsed;
+                }
+                if (fstate < COMPLETING) {
+                    LockSupport.parkNanos(this, parkNanos);
+                }
+            } else {
+                LockSupport.park(this);
+            }
+        }
+    }
+
+    /** Unlinks a waiter that timed out or was interrupted, and any other gone. */
+    private void removeWaiter(WaitNode node) {
+        if (node == null) {
+            return;
+        }
+        node.thread = null;
+        retry:
+        for (;;) {
+            for (WaitNode pred = null, q = waiters, s; q != null; q = s) {
+                s = q.next;
+                if (q.thread != null) {
+                    pred = q;
+                } else if (pred != null) {
+                    pred.next = s;
+                    if (pred.thread == null) {
+                        continue retry;
+                    }
+                } else if (!WAITERS.compareAndSet(this, q, s)) {
+                    continue retry;
+                }
+            }
+            break;
+        }
+    }
+
+    private static final class WaitNode {
+        volatile Thread thread = Thread.currentThread();
+        volatile WaitNode next;
+    }
+
+    @Override
+    public String toString() {
+        String status;
+        switch (fstate) {
+        case NORMAL:
+            status = "[Completed normally]";
+            break;
+        case EXCEPTIONAL:
+            status = "[Completed exceptionally: " + outcome + "]";
+            break;
+        case CANCELLED:
+        case INTERRUPTING:
+        case INTERRUPTED:
+            status = "[Cancelled]";
+            break;
+        default:
+            Object task = callable != null ? callable : runnable;
+            status = task == null ? "[Not completed]" : "[Not completed, task = " + task + "]";
+        }
+        return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + status;
     }
 }

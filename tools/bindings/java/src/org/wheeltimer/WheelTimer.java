@@ -639,6 +639,27 @@ public final class WheelTimer implements Timer {
         return t;
     }
 
+    /**
+     * WheelScheduledExecutor's: the deadline {@code delay} ns from now, as
+     * {@code newTimeout()} computes it, for a timeout it makes itself.
+     */
+    long deadlineIn(long delay) {
+        return deadlineAfter(nanoTime(), delay);
+    }
+
+    /**
+     * WheelScheduledExecutor's: schedules {@code t}, a timeout it made
+     * itself (one of its futures, its own task), as {@code newTimeout()}
+     * schedules the one it makes.
+     *
+     * @throws RejectedExecutionException if {@link #pendingTimeouts()} is at the limit
+     * @throws IllegalStateException      if the timer has been stopped
+     */
+    void add(WheelTimeout t) {
+        admit();
+        hand(t);
+    }
+
     /** The absolute deadline {@code delay} ns after {@code now}, within the engine's range. */
     private long deadlineAfter(long now, long delay) {
         long d = now + delay;
