@@ -41,12 +41,14 @@ import java.util.concurrent.TimeUnit;
 final class PeriodicFuture extends WheelScheduledFuture<Void> {
     private static final VarHandle OWED;
     private static final VarHandle TIMEOUT;
+    private static final VarHandle TIME;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             OWED = l.findVarHandle(PeriodicFuture.class, "owed", long.class);
             TIMEOUT = l.findVarHandle(PeriodicFuture.class, "timeout", WheelTimeout.class);
+            TIME = l.findVarHandle(PeriodicFuture.class, "time", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -68,9 +70,26 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
     @SuppressWarnings("unused")
     private volatile WheelTimeout timeout;
 
+    /**
+     * When the next run is due, in ns on the timer's clock. Written with
+     * release, read with acquire (TIME): any thread may call getDelay().
+     */
+    @SuppressWarnings("unused")
+    private long time;
+
     PeriodicFuture(WheelScheduledExecutor executor, Runnable task, long time, long period) {
         super(executor, task, time);
         this.period = period;
+        this.time = time;
+    }
+
+    @Override
+    long time() {
+        return (long) TIME.getAcquire(this);
+    }
+
+    private void setTime(long t) {
+        TIME.setRelease(this, t);
     }
 
     /**
@@ -184,6 +203,10 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
             return;
         }
         armed(t);
+        // A shutdown() that came meanwhile may have missed the new timeout.
+        if (!executor.canRun(this)) {
+            cancel(false);
+        }
     }
 
     static long saturatedAdd(long a, long b) {

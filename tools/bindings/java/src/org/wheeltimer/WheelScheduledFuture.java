@@ -16,10 +16,12 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -37,8 +39,8 @@ import java.util.concurrent.locks.LockSupport;
  * timer hands the task over (one compare-and-set against its cancel), the
  * future's whether the task runs and how it ended. {@link #done()}, called
  * once the future completes, fails or is cancelled, cancels the timeout
- * and leaves the executor's registry: a cancelled task leaves the engine
- * and the executor at once.
+ * and leaves the executor's count of live tasks: a cancelled task leaves
+ * the engine and the executor at once, and nothing else holds it.
  *
  * <p>{@link #isCancelled()} and {@link #cancel()}, which {@link Timeout}
  * and {@link java.util.concurrent.Future} share or resemble, are the
@@ -55,37 +57,43 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     private static final int INTERRUPTING = 5;
     private static final int INTERRUPTED = 6;
 
-    private static final VarHandle TIME;
+    /* The bits of flags. */
+    /** The timer has this future as its timeout (set by {@link #armed}): done() must cancel it. */
+    private static final int ARMED = 1;
+    /** Counted among the executor's live tasks, until {@link #unregister()}. */
+    private static final int LIVE = 2;
+
     private static final VarHandle FSTATE;
     private static final VarHandle RUNNER;
     private static final VarHandle WAITERS;
+    private static final VarHandle FLAGS;
+    private static final VarHandle TIE;
+    /** The last tie-break number given (see compareTo). */
+    private static final AtomicInteger TIES = new AtomicInteger();
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            TIME = l.findVarHandle(WheelScheduledFuture.class, "time", long.class);
             FSTATE = l.findVarHandle(WheelScheduledFuture.class, "fstate", int.class);
             RUNNER = l.findVarHandle(WheelScheduledFuture.class, "runner", Thread.class);
             WAITERS = l.findVarHandle(WheelScheduledFuture.class, "waiters", WaitNode.class);
+            FLAGS = l.findVarHandle(WheelScheduledFuture.class, "flags", int.class);
+            TIE = l.findVarHandle(WheelScheduledFuture.class, "tie", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     final WheelScheduledExecutor executor;
-    /**
-     * When the (next) run is due, in ns on the timer's clock: a one-shot
-     * task's is its timeout's deadline. Written with release, read with
-     * acquire (TIME): any thread may call getDelay().
-     */
-    @SuppressWarnings("unused")
-    private long time;
 
     /* The future. */
     private volatile int fstate;
-    /** The task: one of the two, both null once the future is done. */
-    private Callable<V> callable;
-    private Runnable runnable;
+    /**
+     * The task: a {@link Callable}, else a {@link Runnable} (one that is
+     * both was given as a Runnable in an adapter); null once the future is
+     * done.
+     */
+    private Object work;
     /** The result, or the exception get() reports. */
     private Object outcome;
     /** The thread running the task, null when none. */
@@ -93,40 +101,44 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     /** Threads waiting in get(). */
     private volatile WaitNode waiters;
     /**
-     * The timer has this future as its timeout (set by {@link #armed}), so
-     * done() must cancel it; whichever of armed() and done() comes second
+     * ARMED and LIVE. ARMED: whichever of armed() and done() comes second
      * sees the other (each writes, then reads, a volatile field).
      */
-    private volatile boolean armed;
+    @SuppressWarnings("unused")
+    private volatile int flags;
+    /** The last tie-break of compareTo, 0 until one was needed. */
+    @SuppressWarnings("unused")
+    private volatile int tie;
 
-    /* The executor's registry (TaskRegistry), under its stripe's lock. */
-    /** The registry's stripe, -1 when not in it. */
-    int stripe = -1;
-    /** Where in that stripe's array. */
-    int index;
-    /** The tie-break of compareTo: unique among the executor's registered futures. */
-    long seq;
-
+    /** A task due at {@code time}, the deadline of its timeout (one-shot) or of its first run. */
     WheelScheduledFuture(WheelScheduledExecutor executor, Callable<V> callable, long time) {
         super(executor.timer(), null, time);
         this.executor = executor;
-        this.time = time;
-        this.callable = callable;
+        this.work = callable;
     }
 
     WheelScheduledFuture(WheelScheduledExecutor executor, Runnable runnable, long time) {
         super(executor.timer(), null, time);
         this.executor = executor;
-        this.time = time;
-        this.runnable = runnable;
+        this.work = runnable instanceof Callable ? Executors.callable(runnable) : runnable;
     }
 
-    final long time() {
-        return (long) TIME.getAcquire(this);
+    /** When the (next) run is due, in ns on the timer's clock: a one-shot task's deadline. */
+    long time() {
+        return deadline;
     }
 
-    final void setTime(long t) {
-        TIME.setRelease(this, t);
+    /**
+     * The executor counts this among its live tasks: before the future is
+     * seen by another thread.
+     */
+    final void register() {
+        flags = LIVE;
+    }
+
+    /** No longer counted; true if it was (once only). */
+    final boolean unregister() {
+        return ((int) FLAGS.getAndBitwiseAnd(this, ~LIVE) & LIVE) != 0;
     }
 
     /**
@@ -135,7 +147,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
      * cancelled now.
      */
     final void armed() {
-        armed = true;
+        FLAGS.getAndBitwiseOr(this, ARMED);
         if (isDone()) {
             super.cancel();
         }
@@ -143,7 +155,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
 
     /** Its timeout is the timer's: done() cancels it. */
     void cancelTimeout() {
-        if (armed) {
+        if ((flags & ARMED) != 0) {
             super.cancel();
         }
     }
@@ -175,11 +187,12 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     }
 
     /**
-     * By time, then by the executor's sequence number (the order futures
-     * were registered in each stripe, then the stripe). Against a future of
-     * another executor on the same clock (every executor not on a virtual
-     * clock reads CLOCK_MONOTONIC), by time as well; against any other
-     * {@link Delayed}, by {@code getDelay}.
+     * By time, then by identity hash, then by a number each of the two gets
+     * when first needed (unique, a tie-break: the order of runs is the
+     * engine's, by deadline). Against a future of another executor on the
+     * same clock (every executor not on a virtual clock reads
+     * CLOCK_MONOTONIC), by time as well; against any other {@link Delayed},
+     * by {@code getDelay}.
      */
     @Override
     public int compareTo(Delayed other) {
@@ -189,14 +202,23 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
         if (other instanceof WheelScheduledFuture<?> x && executor.sameClock(x.executor)) {
             int c = Long.compare(time(), x.time());
             if (c == 0) {
-                c = Long.compare(seq, x.seq);
+                c = Integer.compare(System.identityHashCode(this), System.identityHashCode(x));
             }
             if (c == 0) {
-                c = Integer.compare(System.identityHashCode(this), System.identityHashCode(x));
+                c = Integer.compareUnsigned(tie(), x.tie());
             }
             return c;
         }
         return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+    }
+
+    private int tie() {
+        int t = tie;
+        if (t == 0) {
+            TIE.compareAndSet(this, 0, TIES.incrementAndGet());
+            t = tie;
+        }
+        return t;
     }
 
     /** The timer's worker, at the deadline: hand this to the pool, nothing more. */
@@ -216,17 +238,11 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
             return;
         }
         try {
-            Callable<V> c = callable;
-            Runnable r = runnable;
-            if ((c != null || r != null) && fstate == NEW) {
+            Object w = work;
+            if (w != null && fstate == NEW) {
                 V v;
                 try {
-                    if (c != null) {
-                        v = c.call();
-                    } else {
-                        r.run();
-                        v = null;
-                    }
+                    v = call(w);
                 } catch (Throwable e) {
                     setException(e);
                     return;
@@ -255,10 +271,10 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
         boolean ran = false;
         int s = fstate;
         try {
-            Runnable r = runnable;
-            if (r != null && s == NEW) {
+            Object w = work;
+            if (w != null && s == NEW) {
                 try {
-                    r.run();
+                    call(w);
                     ran = true;
                 } catch (Throwable e) {
                     setException(e);
@@ -272,6 +288,15 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
             }
         }
         return ran && s == NEW;
+    }
+
+    @SuppressWarnings("unchecked")
+    private V call(Object w) throws Exception {
+        if (w instanceof Callable<?> c) {
+            return (V) c.call();
+        }
+        ((Runnable) w).run();
+        return null;
     }
 
     /** A cancel(true) interrupts the runner: wait until it has, so that the interrupt stays in its run. */
@@ -407,8 +432,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
             }
         }
         done();
-        callable = null;
-        runnable = null;
+        work = null;
     }
 
     /** Completed, failed or cancelled: release the timeout and leave the executor. */
@@ -513,7 +537,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
             status = "[Cancelled]";
             break;
         default:
-            Object task = callable != null ? callable : runnable;
+            Object task = work;
             status = task == null ? "[Not completed]" : "[Not completed, task = " + task + "]";
         }
         return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + status;

@@ -11,6 +11,7 @@ import io.netty.util.TimerTask;
 
 import java.lang.ref.Cleaner;
 import java.util.Collections;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
@@ -892,6 +893,20 @@ public final class WheelTimer implements Timer {
             return worker.stats();
         }
         return onWorker(worker::stats);
+    }
+
+    /**
+     * WheelScheduledExecutor's: the timeouts pending in the engine, and
+     * those not yet handed to it (see {@link Worker#pending()}); none if the
+     * worker never started.
+     *
+     * @throws IllegalStateException if the timer has stopped
+     */
+    List<WheelTimeout> pendingList() {
+        if (workerState == WORKER_INIT) {
+            return List.of();
+        }
+        return isWorkerThread() ? worker.pending() : onWorker(worker::pending);
     }
 
     /** The worker thread's kernel thread id (for /proc/self/task/ID), 0 until it started. */
