@@ -292,8 +292,8 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     /* Scheduling. */
 
     /*
-     * A delayed task's time is its timeout's deadline, read from the timer
-     * (armed()): one reading of the clock per schedule, the timer's, as
+     * A delayed task's time is its timeout's deadline, made by the timer
+     * (deadlineIn()): one reading of the clock per schedule, the timer's, as
      * ScheduledThreadPoolExecutor's one.
      */
 
@@ -347,7 +347,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         long p = unit.toNanos(period);
         PeriodicFuture f = new PeriodicFuture(this, command, PeriodicFuture.saturatedAdd(now, initial),
                                               fixedRate ? p : -p);
-        admit(f);
+        admit(f, false);
         WheelTimeout t;
         try {
             t = fixedRate ? timer.scheduleAtFixedRate(f, initial, p, TimeUnit.NANOSECONDS)
@@ -365,13 +365,12 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
      * timer as its own timeout.
      */
     private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f) {
-        admit(f);
+        admit(f, true);
         try {
             timer.add(f);
         } catch (RejectedExecutionException | IllegalStateException e) {
             throw unregisterAndReject(f, e);
         }
-        f.armed();
         recheckAfterShutdown(f);
         return f;
     }
@@ -383,7 +382,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
      */
     private <V> ScheduledFuture<V> immediate(WheelScheduledFuture<V> f) {
         if (pool == null) {
-            admit(f);
+            admit(f, false);
         } else {
             rejectUnlessRunning();
         }
@@ -405,12 +404,13 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     }
 
     /**
-     * Counts {@code f} live, then checks that the executor still takes
+     * Counts {@code f} live ({@code timed}: it is to be the timer's
+     * timeout), then checks that the executor still takes
      * tasks: in that order, so that a shutdown() that did not see the count
      * is seen here (see {@link #liveTasks()}).
      */
-    private void admit(WheelScheduledFuture<?> f) {
-        f.register();
+    private void admit(WheelScheduledFuture<?> f, boolean timed) {
+        f.register(timed);
         count(1);
         if (state != RUNNING) {
             throw unregisterAndReject(f, new RejectedExecutionException("the executor is shut down"));

@@ -11,7 +11,9 @@ import io.netty.util.TimerTask;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.Delayed;
@@ -21,7 +23,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -58,7 +59,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     private static final int INTERRUPTED = 6;
 
     /* The bits of flags. */
-    /** The timer has this future as its timeout (set by {@link #armed}): done() must cancel it. */
+    /** The timer is given this future as its timeout: done() must cancel it. */
     private static final int ARMED = 1;
     /** Counted among the executor's live tasks, until {@link #unregister()}. */
     private static final int LIVE = 2;
@@ -67,9 +68,12 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     private static final VarHandle RUNNER;
     private static final VarHandle WAITERS;
     private static final VarHandle FLAGS;
-    private static final VarHandle TIE;
-    /** The last tie-break number given (see compareTo). */
-    private static final AtomicInteger TIES = new AtomicInteger();
+    /**
+     * The tie-breaks compareTo gave, to futures of one time and one
+     * identity hash: next to never, so not worth a field in every future.
+     */
+    private static final Map<WheelScheduledFuture<?>, Long> TIES = new WeakHashMap<>();
+    private static long lastTie;
 
     static {
         try {
@@ -78,7 +82,6 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
             RUNNER = l.findVarHandle(WheelScheduledFuture.class, "runner", Thread.class);
             WAITERS = l.findVarHandle(WheelScheduledFuture.class, "waiters", WaitNode.class);
             FLAGS = l.findVarHandle(WheelScheduledFuture.class, "flags", int.class);
-            TIE = l.findVarHandle(WheelScheduledFuture.class, "tie", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -100,15 +103,9 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     private volatile Thread runner;
     /** Threads waiting in get(). */
     private volatile WaitNode waiters;
-    /**
-     * ARMED and LIVE. ARMED: whichever of armed() and done() comes second
-     * sees the other (each writes, then reads, a volatile field).
-     */
+    /** ARMED and LIVE. */
     @SuppressWarnings("unused")
     private volatile int flags;
-    /** The last tie-break of compareTo, 0 until one was needed. */
-    @SuppressWarnings("unused")
-    private volatile int tie;
 
     /** A task due at {@code time}, the deadline of its timeout (one-shot) or of its first run. */
     WheelScheduledFuture(WheelScheduledExecutor executor, Callable<V> callable, long time) {
@@ -129,28 +126,21 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     }
 
     /**
-     * The executor counts this among its live tasks: before the future is
-     * seen by another thread.
+     * The executor counts this among its live tasks, and gives it to the
+     * timer as its timeout if {@code timed}: before the future is seen by
+     * another thread. Nothing can complete it before the timer has it
+     * (neither its caller nor the pool has it yet, and shutdown() and
+     * shutdownNow() find it only in the timer), so that done() finds the
+     * timeout in the timer, to cancel, or expired.
      */
-    final void register() {
-        flags = LIVE;
+    final void register(boolean timed) {
+        // Plain: the timer's push (or the pool's queue) publishes it.
+        FLAGS.set(this, timed ? LIVE | ARMED : LIVE);
     }
 
     /** No longer counted; true if it was (once only). */
     final boolean unregister() {
         return ((int) FLAGS.getAndBitwiseAnd(this, ~LIVE) & LIVE) != 0;
-    }
-
-    /**
-     * The timer has been given this future as its timeout; if the future
-     * was done meanwhile (a shutdown() cancelled it), the timeout is
-     * cancelled now.
-     */
-    final void armed() {
-        FLAGS.getAndBitwiseOr(this, ARMED);
-        if (isDone()) {
-            super.cancel();
-        }
     }
 
     /** Its timeout is the timer's: done() cancels it. */
@@ -188,8 +178,8 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
 
     /**
      * By time, then by identity hash, then by a number each of the two gets
-     * when first needed (unique, a tie-break: the order of runs is the
-     * engine's, by deadline). Against a future of another executor on the
+     * when first needed (unique, a tie-break; the order of runs is the
+     * engine's, by deadline, whatever this says). Against a future of another executor on the
      * same clock (every executor not on a virtual clock reads
      * CLOCK_MONOTONIC), by time as well; against any other {@link Delayed},
      * by {@code getDelay}.
@@ -205,20 +195,17 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
                 c = Integer.compare(System.identityHashCode(this), System.identityHashCode(x));
             }
             if (c == 0) {
-                c = Integer.compareUnsigned(tie(), x.tie());
+                c = Long.compare(tie(this), tie(x));
             }
             return c;
         }
         return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
     }
 
-    private int tie() {
-        int t = tie;
-        if (t == 0) {
-            TIE.compareAndSet(this, 0, TIES.incrementAndGet());
-            t = tie;
+    private static long tie(WheelScheduledFuture<?> f) {
+        synchronized (TIES) {
+            return TIES.computeIfAbsent(f, k -> ++lastTie);
         }
-        return t;
     }
 
     /** The timer's worker, at the deadline: hand this to the pool, nothing more. */
