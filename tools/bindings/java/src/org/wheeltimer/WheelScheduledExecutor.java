@@ -361,7 +361,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     }
 
     /**
-     * A task with a delay, its deadline made: registered, then given to the
+     * A task with a delay, its deadline made: counted live, then given to the
      * timer as its own timeout.
      */
     private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f) {
@@ -671,7 +671,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     }
 
     /**
-     * Once shut down with nothing registered, the timer has nothing left to
+     * Once shut down with no task live, the timer has nothing left to
      * do: stop it (waiting for its worker, so never from the worker itself,
      * nor under the pool's lock, which the worker may need to start a pool
      * thread), then let our pool run what it holds and end.
@@ -763,9 +763,9 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     /* What ScheduledThreadPoolExecutor's interface cannot say. */
 
     /**
-     * The delayed and periodic tasks neither done nor cancelled (and, with
-     * a caller's executor, those given to it), including those due and not
-     * yet run.
+     * The delayed and periodic tasks neither done, cancelled nor given back
+     * by {@code shutdownNow()}, those due and not yet run included (with a
+     * caller's executor, also the tasks with no delay given to it).
      */
     public long pendingTasks() {
         return liveTasks();

@@ -173,7 +173,7 @@ class WheelScheduledExecutorTest {
     }
 
     /**
-     * A cancelled task leaves the registry at the cancel and the engine and
+     * A cancelled task leaves the executor's count at the cancel and the engine and
      * the heap at the timer worker's next round, which the executor asks for
      * (ScheduledThreadPoolExecutor keeps it until its delay has passed,
      * unless setRemoveOnCancelPolicy(true)).
@@ -193,7 +193,7 @@ class WheelScheduledExecutorTest {
             ScheduledFuture<?> f = r.get();
             assertTrue(f != null && f.cancel(false));
         }
-        assertEquals(0, e.pendingTasks(), "out of the registry at the cancel");
+        assertEquals(0, e.pendingTasks(), "out of the count at the cancel");
         // Only then stats(), which has the worker take the cancels itself.
         Probe.eventually(() -> {
             System.gc();
