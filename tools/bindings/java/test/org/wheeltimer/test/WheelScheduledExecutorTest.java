@@ -290,6 +290,26 @@ class WheelScheduledExecutorTest {
         }
     }
 
+    /**
+     * A delayed task's future is its timer timeout: seen as a Netty
+     * Timeout, its cancel() cancels the future, and isCancelled() is the
+     * future's.
+     */
+    @Test
+    void theFutureSeenAsItsTimeoutCancelsAsTheFuture() throws Exception {
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
+        AtomicInteger ran = new AtomicInteger();
+        ScheduledFuture<?> f = e.schedule(ran::incrementAndGet, 30, TimeUnit.MILLISECONDS);
+        io.netty.util.Timeout t = assertInstanceOf(io.netty.util.Timeout.class, f);
+        assertFalse(t.isCancelled());
+        assertTrue(t.cancel());
+        assertTrue(f.isCancelled() && f.isDone() && t.isCancelled());
+        assertFalse(f.cancel(false), "cancelled once");
+        assertEquals(0, e.pendingTasks());
+        Probe.sleep(60);
+        assertEquals(0, ran.get(), "never runs");
+    }
+
     @Test
     void comparesWithScheduledThreadPoolExecutorsFutures() {
         WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
