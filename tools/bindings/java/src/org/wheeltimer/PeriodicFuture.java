@@ -40,10 +40,15 @@ import java.util.concurrent.TimeUnit;
  */
 final class PeriodicFuture extends WheelScheduledFuture<Void> {
     private static final VarHandle OWED;
+    private static final VarHandle TIMEOUT;
+    private static final VarHandle TIME;
 
     static {
         try {
-            OWED = MethodHandles.lookup().findVarHandle(PeriodicFuture.class, "owed", long.class);
+            MethodHandles.Lookup l = MethodHandles.lookup();
+            OWED = l.findVarHandle(PeriodicFuture.class, "owed", long.class);
+            TIMEOUT = l.findVarHandle(PeriodicFuture.class, "timeout", WheelTimeout.class);
+            TIME = l.findVarHandle(PeriodicFuture.class, "time", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -56,10 +61,59 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
     private volatile long owed;
     /** A run is under way (shutdown() cancels no periodic task mid-run). */
     private volatile boolean running;
+    /**
+     * The timer's timeout that hands this over, or null: none yet, or done.
+     * A periodic future is not its own timeout (its one-shot part is never
+     * given to the timer): the engine's FIXED_RATE timeout, or one one-shot
+     * timeout per fixed-delay run.
+     */
+    @SuppressWarnings("unused")
+    private volatile WheelTimeout timeout;
+
+    /**
+     * When the next run is due, in ns on the timer's clock. Written with
+     * release, read with acquire (TIME): any thread may call getDelay().
+     */
+    @SuppressWarnings("unused")
+    private long time;
 
     PeriodicFuture(WheelScheduledExecutor executor, Runnable task, long time, long period) {
-        super(executor, task, null, time);
+        super(executor, task, time);
         this.period = period;
+        this.time = time;
+    }
+
+    @Override
+    long time() {
+        return (long) TIME.getAcquire(this);
+    }
+
+    private void setTime(long t) {
+        TIME.setRelease(this, t);
+    }
+
+    /**
+     * The timeout of this future is {@code t}; if the future was cancelled
+     * meanwhile, so is {@code t} (whichever of this and done() comes
+     * second sees the other: both write, then read, volatile fields).
+     */
+    void armed(WheelTimeout t) {
+        timeout = t;
+        if (isDone()) {
+            t.cancel();
+            TIMEOUT.setRelease(this, null);
+        }
+    }
+
+    /** Never its own timeout's cancel: the timer never had that one. */
+    @Override
+    void cancelTimeout() {
+        WheelTimeout t = timeout;
+        if (t != null) {
+            // Only to let the timeout go: no ordering needed.
+            TIMEOUT.setRelease(this, null);
+            t.cancel();
+        }
     }
 
     boolean isFixedRate() {
@@ -149,6 +203,10 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
             return;
         }
         armed(t);
+        // A shutdown() that came meanwhile may have missed the new timeout.
+        if (!executor.canRun(this)) {
+            cancel(false);
+        }
     }
 
     static long saturatedAdd(long a, long b) {

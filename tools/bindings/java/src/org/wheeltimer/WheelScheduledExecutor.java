@@ -56,13 +56,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@linkplain #builder() builder}, which must not block in
  * {@code execute}. A task with no delay goes straight to the pool.
  *
- * <p>A schedule is a {@code newTimeout()} of the timer (lock-free), plus
- * linking the future into this executor's registry (striped locks, O(1));
- * a cancel is the reverse, also O(1), and the cancelled task leaves the
- * timer, the engine and the registry at once: nothing of it stays behind
- * until its delay would have passed ({@code ScheduledThreadPoolExecutor}
- * keeps it unless {@code setRemoveOnCancelPolicy(true)}; here that policy is
- * always on). The registry is walked only by {@code shutdown()}.
+ * <p>A delayed task is one object: its future is the timer's timeout. A
+ * schedule allocates it, counts it live (a striped counter) and pushes it
+ * to the timer (lock-free, as {@code newTimeout()}); a cancel is the
+ * reverse, also O(1) with no lookup, and the cancelled task leaves the
+ * timer and the engine at once (at the worker's next round, which the
+ * cancels ask for every 1024): nothing of it stays behind until its delay
+ * would have passed ({@code ScheduledThreadPoolExecutor} keeps it unless
+ * {@code setRemoveOnCancelPolicy(true)}; here that policy is always on).
+ * {@code shutdown()}'s policies walk the timer's pending timeouts.
  *
  * <h2>As ScheduledThreadPoolExecutor</h2>
  *
@@ -91,6 +93,11 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     private static final VarHandle STATE;
     private static final VarHandle TERMINATING;
     private static final AtomicInteger EXECUTORS = new AtomicInteger();
+    private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(long[].class);
+    /** 128 bytes: a cell of the live count and its neighbour never share a cache line (nor prefetched pair). */
+    private static final int CELL_LONGS = 16;
+    /** Cancels counted in a cell after which the timer's worker is woken to release them. */
+    static final int CANCELS_PER_WAKE = 1024;
 
     static {
         try {
@@ -110,7 +117,13 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     private final Pool pool;
     /** Where due tasks run: {@link #pool}, or the caller's. */
     private final Executor runner;
-    private final TaskRegistry registry = new TaskRegistry();
+    /**
+     * The live tasks' count (see {@link #liveTasks()}), in cells
+     * {@link #CELL_LONGS} apart from index {@code CELL_LONGS}: a cell's
+     * count, then its cancels since the last wake (see noteCancel()).
+     */
+    private final long[] live;
+    private final int liveMask;
     private final CountDownLatch terminated = new CountDownLatch(1);
 
     @SuppressWarnings("unused")
@@ -141,6 +154,9 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
 
     private WheelScheduledExecutor(Builder b) {
         int id = EXECUTORS.incrementAndGet();
+        int cells = Integer.highestOneBit(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()) - 1) << 1;
+        live = new long[(cells + 2) * CELL_LONGS];
+        liveMask = cells - 1;
         threadFactory = b.threadFactory != null ? b.threadFactory : namedFactory(id);
         Thread[] made = new Thread[1];
         ThreadFactory timerFactory = r -> {
@@ -276,8 +292,8 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     /* Scheduling. */
 
     /*
-     * A delayed task's time is its timeout's deadline, read from the timer
-     * (armed()): one reading of the clock per schedule, the timer's, as
+     * A delayed task's time is its timeout's deadline, made by the timer
+     * (deadlineIn()): one reading of the clock per schedule, the timer's, as
      * ScheduledThreadPoolExecutor's one.
      */
 
@@ -286,9 +302,9 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         Objects.requireNonNull(command, "command");
         long nanos = unit.toNanos(delay);
         if (nanos <= 0) {
-            return immediate(new WheelScheduledFuture<Void>(this, command, null, nanoTime()));
+            return immediate(new WheelScheduledFuture<Void>(this, command, nanoTime()));
         }
-        return delayed(new WheelScheduledFuture<Void>(this, command, null, 0), nanos);
+        return delayed(new WheelScheduledFuture<Void>(this, command, timer.deadlineIn(nanos)));
     }
 
     @Override
@@ -298,7 +314,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         if (nanos <= 0) {
             return immediate(new WheelScheduledFuture<>(this, callable, nanoTime()));
         }
-        return delayed(new WheelScheduledFuture<>(this, callable, 0), nanos);
+        return delayed(new WheelScheduledFuture<>(this, callable, timer.deadlineIn(nanos)));
     }
 
     /**
@@ -331,8 +347,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         long p = unit.toNanos(period);
         PeriodicFuture f = new PeriodicFuture(this, command, PeriodicFuture.saturatedAdd(now, initial),
                                               fixedRate ? p : -p);
-        rejectUnlessRunning();
-        registry.add(f);
+        admit(f, false);
         WheelTimeout t;
         try {
             t = fixedRate ? timer.scheduleAtFixedRate(f, initial, p, TimeUnit.NANOSECONDS)
@@ -345,18 +360,17 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         return f;
     }
 
-    /** A task with a delay: registered, then given to the timer. */
-    private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f, long nanos) {
-        rejectUnlessRunning();
-        registry.add(f);
-        WheelTimeout t;
+    /**
+     * A task with a delay, its deadline made: counted live, then given to the
+     * timer as its own timeout.
+     */
+    private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f) {
+        admit(f, true);
         try {
-            t = timer.newTimeout(f, nanos, TimeUnit.NANOSECONDS);
+            timer.add(f);
         } catch (RejectedExecutionException | IllegalStateException e) {
             throw unregisterAndReject(f, e);
         }
-        f.setTime(t.deadlineNanos());
-        f.armed(t);
         recheckAfterShutdown(f);
         return f;
     }
@@ -364,12 +378,13 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     /**
      * A task with no delay: straight to the pool. Our own pool's queue holds
      * it (and shutdownNow() takes it back); a caller's executor is out of our
-     * sight, so the task is registered until it ends.
+     * sight, so the task is counted live until it ends.
      */
     private <V> ScheduledFuture<V> immediate(WheelScheduledFuture<V> f) {
-        rejectUnlessRunning();
         if (pool == null) {
-            registry.add(f);
+            admit(f, false);
+        } else {
+            rejectUnlessRunning();
         }
         try {
             runner.execute(f);
@@ -388,9 +403,78 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         }
     }
 
+    /**
+     * Counts {@code f} live ({@code timed}: it is to be the timer's
+     * timeout), then checks that the executor still takes
+     * tasks: in that order, so that a shutdown() that did not see the count
+     * is seen here (see {@link #liveTasks()}).
+     */
+    private void admit(WheelScheduledFuture<?> f, boolean timed) {
+        f.register(timed);
+        count(1);
+        if (state != RUNNING) {
+            throw unregisterAndReject(f, new RejectedExecutionException("the executor is shut down"));
+        }
+    }
+
+    /** {@code f} is no longer counted live; true if it was until now (once only). */
+    private boolean unregister(WheelScheduledFuture<?> f) {
+        if (f.unregister()) {
+            count(-1);
+            return true;
+        }
+        return false;
+    }
+
+    /* The count of live tasks: striped, each cell on a cache line of its own. */
+
+    /** This thread's cell in {@link #live}: the same one each time. */
+    private int cell() {
+        long id = Thread.currentThread().getId();
+        return (((int) (id ^ (id >>> 16)) & liveMask) + 1) * CELL_LONGS;
+    }
+
+    private void count(long delta) {
+        CELL.getAndAdd(live, cell(), delta);
+    }
+
+    /**
+     * The tasks counted live: registered and neither done nor given back by
+     * shutdownNow(). Exact once no schedule can succeed any more (after
+     * shutdown()): every task that was admitted counted itself before it
+     * read the state, so a sum that reads the state's change after it sees
+     * its count; a task refused by the state takes its count back in its
+     * own thread's cell, so that a sum never sees the taking back without
+     * the count.
+     */
+    private long liveTasks() {
+        long n = 0;
+        for (int i = CELL_LONGS; i < live.length; i += CELL_LONGS) {
+            n += (long) CELL.getVolatile(live, i);
+        }
+        return n;
+    }
+
+    /**
+     * A cancel: every {@link #CANCELS_PER_WAKE} in a cell, or when the timer
+     * has nothing left pending, wake the timer's worker so that it takes the
+     * cancels (a cancel does not), and no cancelled task (this future, the
+     * timer's timeout) stays on the heap until a deadline. The count is
+     * plain, and racy: a lost count only delays a wake.
+     */
+    private void noteCancel() {
+        int i = cell() + 1;
+        long n = live[i] + 1;
+        if (n >= CANCELS_PER_WAKE || timer.pendingTimeouts() == 0) {
+            n = 0;
+            timer.wakeWorker();
+        }
+        live[i] = n;
+    }
+
     /** A schedule failed after registering {@code f}: undo it, and say why. */
     private RejectedExecutionException unregisterAndReject(WheelScheduledFuture<?> f, RuntimeException e) {
-        if (registry.remove(f, false) >= 0) {
+        if (unregister(f)) {
             tryTerminate();
         }
         if (e instanceof RejectedExecutionException r && state == RUNNING) {
@@ -466,17 +550,13 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         return state >= STOP;
     }
 
-    /** From a future's done(): it leaves the registry; perhaps the executor can terminate. */
+    /** From a future's done(): it is no longer live; perhaps the executor can terminate. */
     void finished(WheelScheduledFuture<?> f) {
-        int r = registry.remove(f, f.isCancelled());
-        if (r > 0) {
-            // The timer's worker takes cancels when it next wakes, which a
-            // cancel does not cause: after 1024 cancels in a stripe, or its
-            // last task cancelled, wake it, so that no cancelled task (its
-            // WheelTimeout, this future) stays on the heap until a deadline.
-            timer.wakeWorker();
+        boolean was = unregister(f);
+        if (f.isCancelled()) {
+            noteCancel();
         }
-        if (r >= 0 && state != RUNNING) {
+        if (was && state != RUNNING) {
             tryTerminate();
         }
     }
@@ -539,7 +619,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         }
         for (Runnable r : never) {
             if (r instanceof WheelScheduledFuture<?> f) {
-                registry.remove(f, false);
+                unregister(f);
             }
         }
         tryTerminate();
@@ -555,7 +635,13 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         }
     }
 
-    /** shutdown()'s policies, on every registered task (see canRun). */
+    /**
+     * shutdown()'s policies, on every task the timer holds. The others are
+     * due (a one-shot task then runs in any case), or are periodic tasks
+     * queued, running or re-arming, which check canRun() before they run
+     * and after they re-arm; a task being scheduled checks it after the
+     * timer has it (recheckAfterShutdown).
+     */
     private void applyShutdownPolicies() {
         if (state != SHUTDOWN) {
             return;
@@ -565,7 +651,17 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         if (keepDelayed && keepPeriodic) {
             return;
         }
-        for (WheelScheduledFuture<?> f : registry.snapshot()) {
+        List<WheelTimeout> pending;
+        try {
+            pending = timer.pendingList();
+        } catch (IllegalStateException stopped) {
+            // The timer has stopped: it holds nothing.
+            return;
+        }
+        for (WheelTimeout t : pending) {
+            if (!(t.task() instanceof WheelScheduledFuture<?> f)) {
+                continue;
+            }
             boolean cancel = f.isPeriodic() ? !keepPeriodic && !f.isRunning()
                     : !keepDelayed && f.getDelay(TimeUnit.NANOSECONDS) > 0;
             if (cancel) {
@@ -575,14 +671,14 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     }
 
     /**
-     * Once shut down with nothing registered, the timer has nothing left to
+     * Once shut down with no task live, the timer has nothing left to
      * do: stop it (waiting for its worker, so never from the worker itself,
      * nor under the pool's lock, which the worker may need to start a pool
      * thread), then let our pool run what it holds and end.
      */
     private void tryTerminate() {
         int s = state;
-        if (s == RUNNING || s == TERMINATED || !registry.isEmpty()
+        if (s == RUNNING || s == TERMINATED || liveTasks() != 0
                 || !TERMINATING.compareAndSet(this, false, true)) {
             return;
         }
@@ -666,9 +762,13 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
 
     /* What ScheduledThreadPoolExecutor's interface cannot say. */
 
-    /** The delayed and periodic tasks registered (and, with a caller's executor, those given to it). */
+    /**
+     * The delayed and periodic tasks neither done, cancelled nor given back
+     * by {@code shutdownNow()}, those due and not yet run included (with a
+     * caller's executor, also the tasks with no delay given to it).
+     */
     public long pendingTasks() {
-        return registry.size();
+        return liveTasks();
     }
 
     /** The most delayed tasks pending at once ({@code maxPendingTimeouts}). */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * WheelScheduledFuture.java - a task of a WheelScheduledExecutor: the
- * future its caller holds, the timer task that hands it over, the run
+ * future its caller holds, the timer's timeout that hands it over, and the
+ * run, in one object
  */
 package org.wheeltimer;
 
@@ -10,92 +11,149 @@ import io.netty.util.TimerTask;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.Map;
+import java.util.Objects;
+import java.util.WeakHashMap;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.Delayed;
-import java.util.concurrent.FutureTask;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RunnableScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A one-shot task of a {@link WheelScheduledExecutor}, and the base of the
- * periodic ones ({@link PeriodicFuture}). It is at once the
- * {@link java.util.concurrent.ScheduledFuture} the caller holds (a
- * {@link FutureTask}, so that {@code get}, {@code cancel} and their
- * waiting are the JDK's own), the {@link TimerTask} of its timeout, which
- * the timer's worker runs only to hand the future to the pool, and the
- * {@link Runnable} the pool runs.
+ * periodic ones ({@link PeriodicFuture}). One object is at once the
+ * {@link java.util.concurrent.ScheduledFuture} the caller holds, the
+ * timer's {@link WheelTimeout} (its own {@link TimerTask}, which the
+ * timer's worker runs only to hand the future to the pool) and the
+ * {@link Runnable} the pool runs: a schedule allocates this and nothing
+ * else, and a cancel reaches the timeout without a lookup.
  *
- * <p>{@link #done()} (FutureTask's hook, called once the future completes,
- * fails or is cancelled) cancels the timeout and leaves the executor's
- * registry: a cancelled task leaves the engine and the executor at once.
+ * <p>The future's side is {@link java.util.concurrent.FutureTask}'s, state
+ * for state (its states, its waiters' stack, its interrupt handshake),
+ * kept apart from the timeout's state: the timeout's says whether the
+ * timer hands the task over (one compare-and-set against its cancel), the
+ * future's whether the task runs and how it ended. {@link #done()}, called
+ * once the future completes, fails or is cancelled, cancels the timeout
+ * and leaves the executor's count of live tasks: a cancelled task leaves
+ * the engine and the executor at once, and nothing else holds it.
+ *
+ * <p>{@link #isCancelled()} and {@link #cancel()}, which {@link Timeout}
+ * and {@link java.util.concurrent.Future} share or resemble, are the
+ * future's: a caller that sees the timeout still cancels the future.
  */
-class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduledFuture<V>, TimerTask {
-    private static final VarHandle TIME;
-    private static final VarHandle TIMEOUT;
+non-sealed class WheelScheduledFuture<V> extends WheelTimeout
+        implements RunnableScheduledFuture<V>, TimerTask {
+    /* The future's states, FutureTask's: NEW -> COMPLETING -> NORMAL | EXCEPTIONAL, NEW -> CANCELLED, NEW -> INTERRUPTING -> INTERRUPTED. */
+    private static final int NEW = 0;
+    private static final int COMPLETING = 1;
+    private static final int NORMAL = 2;
+    private static final int EXCEPTIONAL = 3;
+    private static final int CANCELLED = 4;
+    private static final int INTERRUPTING = 5;
+    private static final int INTERRUPTED = 6;
+
+    /* The bits of flags. */
+    /** The timer is given this future as its timeout: done() must cancel it. */
+    private static final int ARMED = 1;
+    /** Counted among the executor's live tasks, until {@link #unregister()}. */
+    private static final int LIVE = 2;
+
+    private static final VarHandle FSTATE;
+    private static final VarHandle RUNNER;
+    private static final VarHandle WAITERS;
+    private static final VarHandle FLAGS;
+    /**
+     * The tie-breaks compareTo gave, to futures of one time and one
+     * identity hash: next to never, so not worth a field in every future.
+     */
+    private static final Map<WheelScheduledFuture<?>, Long> TIES = new WeakHashMap<>();
+    private static long lastTie;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            TIME = l.findVarHandle(WheelScheduledFuture.class, "time", long.class);
-            TIMEOUT = l.findVarHandle(WheelScheduledFuture.class, "timeout", WheelTimeout.class);
+            FSTATE = l.findVarHandle(WheelScheduledFuture.class, "fstate", int.class);
+            RUNNER = l.findVarHandle(WheelScheduledFuture.class, "runner", Thread.class);
+            WAITERS = l.findVarHandle(WheelScheduledFuture.class, "waiters", WaitNode.class);
+            FLAGS = l.findVarHandle(WheelScheduledFuture.class, "flags", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     final WheelScheduledExecutor executor;
+
+    /* The future. */
+    private volatile int fstate;
     /**
-     * When the (next) run is due, in ns on the timer's clock: a one-shot
-     * task's is its timeout's deadline ({@link #armed}); the engine's
-     * deadline is never before it. Written with release, read with acquire
-     * (TIME): any thread may call getDelay().
+     * The task: a {@link Callable}, else a {@link Runnable} (one that is
+     * both was given as a Runnable in an adapter); null once the future is
+     * done.
      */
+    private Object work;
+    /** The result, or the exception get() reports. */
+    private Object outcome;
+    /** The thread running the task, null when none. */
+    private volatile Thread runner;
+    /** Threads waiting in get(). */
+    private volatile WaitNode waiters;
+    /** ARMED and LIVE. */
     @SuppressWarnings("unused")
-    private long time;
-    /** The timeout that will hand this over, or null: none yet, or done. */
-    @SuppressWarnings("unused")
-    private volatile WheelTimeout timeout;
+    private volatile int flags;
 
-    /* The executor's registry (TaskRegistry), under its stripe's lock. */
-    /** The registry's stripe, -1 when not in it. */
-    int stripe = -1;
-    /** Where in that stripe's array. */
-    int index;
-    /** The tie-break of compareTo: unique among the executor's registered futures. */
-    long seq;
-
+    /** A task due at {@code time}, the deadline of its timeout (one-shot) or of its first run. */
     WheelScheduledFuture(WheelScheduledExecutor executor, Callable<V> callable, long time) {
-        super(callable);
+        super(executor.timer(), null, time);
         this.executor = executor;
-        this.time = time;
+        this.work = callable;
     }
 
-    WheelScheduledFuture(WheelScheduledExecutor executor, Runnable runnable, V result, long time) {
-        super(runnable, result);
+    WheelScheduledFuture(WheelScheduledExecutor executor, Runnable runnable, long time) {
+        super(executor.timer(), null, time);
         this.executor = executor;
-        this.time = time;
+        this.work = runnable instanceof Callable ? Executors.callable(runnable) : runnable;
     }
 
-    final long time() {
-        return (long) TIME.getAcquire(this);
-    }
-
-    final void setTime(long t) {
-        TIME.setRelease(this, t);
+    /** When the (next) run is due, in ns on the timer's clock: a one-shot task's deadline. */
+    long time() {
+        return deadline;
     }
 
     /**
-     * The timeout of this future is {@code t}; if the future was cancelled
-     * meanwhile, so is {@code t} (whichever of this and {@link #done()} comes
-     * second sees the other: both write, then read, volatile fields).
+     * The executor counts this among its live tasks, and gives it to the
+     * timer as its timeout if {@code timed}: before the future is seen by
+     * another thread. Nothing can complete it before the timer has it
+     * (neither its caller nor the pool has it yet, and shutdown() and
+     * shutdownNow() find it only in the timer), so that done() finds the
+     * timeout in the timer, to cancel, or expired.
      */
-    final void armed(WheelTimeout t) {
-        timeout = t;
-        if (isDone()) {
-            t.cancel();
-            TIMEOUT.setRelease(this, null);
+    final void register(boolean timed) {
+        // Plain: the timer's push (or the pool's queue) publishes it.
+        FLAGS.set(this, timed ? LIVE | ARMED : LIVE);
+    }
+
+    /** No longer counted; true if it was (once only). */
+    final boolean unregister() {
+        return ((int) FLAGS.getAndBitwiseAnd(this, ~LIVE) & LIVE) != 0;
+    }
+
+    /** Its timeout is the timer's: done() cancels it. */
+    void cancelTimeout() {
+        if ((flags & ARMED) != 0) {
+            super.cancel();
         }
+    }
+
+    /** The timeout's task is the future itself. */
+    @Override
+    public TimerTask task() {
+        return this;
     }
 
     @Override
@@ -119,11 +177,12 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
     }
 
     /**
-     * By time, then by the executor's sequence number (the order futures
-     * were registered in each stripe, then the stripe). Against a future of
-     * another executor on the same clock (every executor not on a virtual
-     * clock reads CLOCK_MONOTONIC), by time as well; against any other
-     * {@link Delayed}, by {@code getDelay}.
+     * By time, then by identity hash, then by a number each of the two gets
+     * when first needed (unique, a tie-break; the order of runs is the
+     * engine's, by deadline, whatever this says). Against a future of another executor on the
+     * same clock (every executor not on a virtual clock reads
+     * CLOCK_MONOTONIC), by time as well; against any other {@link Delayed},
+     * by {@code getDelay}.
      */
     @Override
     public int compareTo(Delayed other) {
@@ -133,14 +192,20 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
         if (other instanceof WheelScheduledFuture<?> x && executor.sameClock(x.executor)) {
             int c = Long.compare(time(), x.time());
             if (c == 0) {
-                c = Long.compare(seq, x.seq);
+                c = Integer.compare(System.identityHashCode(this), System.identityHashCode(x));
             }
             if (c == 0) {
-                c = Integer.compare(System.identityHashCode(this), System.identityHashCode(x));
+                c = Long.compare(tie(this), tie(x));
             }
             return c;
         }
         return Long.compare(getDelay(TimeUnit.NANOSECONDS), other.getDelay(TimeUnit.NANOSECONDS));
+    }
+
+    private static long tie(WheelScheduledFuture<?> f) {
+        synchronized (TIES) {
+            return TIES.computeIfAbsent(f, k -> ++lastTie);
+        }
     }
 
     /** The timer's worker, at the deadline: hand this to the pool, nothing more. */
@@ -156,7 +221,78 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
             cancel(false);
             return;
         }
-        super.run();
+        if (fstate != NEW || !RUNNER.compareAndSet(this, null, Thread.currentThread())) {
+            return;
+        }
+        try {
+            Object w = work;
+            if (w != null && fstate == NEW) {
+                V v;
+                try {
+                    v = call(w);
+                } catch (Throwable e) {
+                    setException(e);
+                    return;
+                }
+                set(v);
+            }
+        } finally {
+            // Non-null until the state is settled, so that no second run starts.
+            runner = null;
+            int s = fstate;
+            if (s >= INTERRUPTING) {
+                awaitInterrupt(s);
+            }
+        }
+    }
+
+    /**
+     * A periodic run: runs the task without setting a result and leaves the
+     * future NEW. Returns false if the task threw (the future failed with its
+     * exception) or the future is done (cancelled).
+     */
+    final boolean runAndReset() {
+        if (fstate != NEW || !RUNNER.compareAndSet(this, null, Thread.currentThread())) {
+            return false;
+        }
+        boolean ran = false;
+        int s = fstate;
+        try {
+            Object w = work;
+            if (w != null && s == NEW) {
+                try {
+                    call(w);
+                    ran = true;
+                } catch (Throwable e) {
+                    setException(e);
+                }
+            }
+        } finally {
+            runner = null;
+            s = fstate;
+            if (s >= INTERRUPTING) {
+                awaitInterrupt(s);
+            }
+        }
+        return ran && s == NEW;
+    }
+
+    @SuppressWarnings("unchecked")
+    private V call(Object w) throws Exception {
+        if (w instanceof Callable<?> c) {
+            return (V) c.call();
+        }
+        ((Runnable) w).run();
+        return null;
+    }
+
+    /** A cancel(true) interrupts the runner: wait until it has, so that the interrupt stays in its run. */
+    private void awaitInterrupt(int s) {
+        if (s == INTERRUPTING) {
+            while (fstate == INTERRUPTING) {
+                Thread.yield();
+            }
+        }
     }
 
     /** The pool would not take this: the executor is stopping, or the caller's executor refused. */
@@ -173,15 +309,224 @@ class WheelScheduledFuture<V> extends FutureTask<V> implements RunnableScheduled
         setException(e);
     }
 
-    /** Completed, failed or cancelled: release the timeout and leave the executor. */
-    @Override
-    protected void done() {
-        WheelTimeout t = timeout;
-        if (t != null) {
-            // Only to let the timeout go: no ordering needed.
-            TIMEOUT.setRelease(this, null);
-            t.cancel();
+    private void set(V v) {
+        if (FSTATE.compareAndSet(this, NEW, COMPLETING)) {
+            outcome = v;
+            FSTATE.setRelease(this, NORMAL);
+            finishCompletion();
         }
+    }
+
+    private void setException(Throwable e) {
+        if (FSTATE.compareAndSet(this, NEW, COMPLETING)) {
+            outcome = e;
+            FSTATE.setRelease(this, EXCEPTIONAL);
+            finishCompletion();
+        }
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+        if (!(fstate == NEW && FSTATE.compareAndSet(this, NEW,
+                                                    mayInterruptIfRunning ? INTERRUPTING : CANCELLED))) {
+            return false;
+        }
+        try {
+            if (mayInterruptIfRunning) {
+                try {
+                    Thread t = runner;
+                    if (t != null) {
+                        t.interrupt();
+                    }
+                } finally {
+                    FSTATE.setRelease(this, INTERRUPTED);
+                }
+            }
+        } finally {
+            finishCompletion();
+        }
+        return true;
+    }
+
+    /** The timeout's cancel, as seen by a caller: the future's, {@code cancel(false)}. */
+    @Override
+    public boolean cancel() {
+        return cancel(false);
+    }
+
+    /** The future's: cancelled by {@link #cancel(boolean)} (also for {@link Timeout}). */
+    @Override
+    public boolean isCancelled() {
+        return fstate >= CANCELLED;
+    }
+
+    @Override
+    public boolean isDone() {
+        return fstate != NEW;
+    }
+
+    @Override
+    public V get() throws InterruptedException, ExecutionException {
+        int s = fstate;
+        if (s <= COMPLETING) {
+            s = awaitDone(false, 0L);
+        }
+        return report(s);
+    }
+
+    @Override
+    public V get(long timeout, TimeUnit unit)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Objects.requireNonNull(unit, "unit");
+        long nanos = unit.toNanos(timeout);
+        int s = fstate;
+        if (s <= COMPLETING && (s = awaitDone(true, nanos)) <= COMPLETING) {
+            throw new TimeoutException();
+        }
+        return report(s);
+    }
+
+    @SuppressWarnings("unchecked")
+    private V report(int s) throws ExecutionException {
+        Object x = outcome;
+        if (s == NORMAL) {
+            return (V) x;
+        }
+        if (s >= CANCELLED) {
+            throw new CancellationException();
+        }
+        throw new ExecutionException((Throwable) x);
+    }
+
+    /** Wakes the waiters, calls done(), lets the task go. */
+    private void finishCompletion() {
+        for (WaitNode q; (q = waiters) != null; ) {
+            if (WAITERS.weakCompareAndSet(this, q, null)) {
+                for (;;) {
+                    Thread t = q.thread;
+                    if (t != null) {
+                        q.thread = null;
+                        LockSupport.unpark(t);
+                    }
+                    WaitNode next = q.next;
+                    if (next == null) {
+                        break;
+                    }
+                    q.next = null;
+                    q = next;
+                }
+                break;
+            }
+        }
+        done();
+        work = null;
+    }
+
+    /** Completed, failed or cancelled: release the timeout and leave the executor. */
+    void done() {
+        cancelTimeout();
         executor.finished(this);
+    }
+
+    /** Waits for the future to be done, or for {@code nanos} if {@code timed}; returns the state. */
+    private int awaitDone(boolean timed, long nanos) throws InterruptedException {
+        long startTime = 0L;
+        WaitNode q = null;
+        boolean queued = false;
+        for (;;) {
+            int s = fstate;
+            if (s > COMPLETING) {
+                if (q != null) {
+                    q.thread = null;
+                }
+                return s;
+            } else if (s == COMPLETING) {
+                Thread.yield();
+            } else if (Thread.interrupted()) {
+                removeWaiter(q);
+                throw new InterruptedException();
+            } else if (q == null) {
+                if (timed && nanos <= 0L) {
+                    return s;
+                }
+                q = new WaitNode();
+            } else if (!queued) {
+                q.next = waiters;
+                queued = WAITERS.weakCompareAndSet(this, q.next, q);
+            } else if (timed) {
+                long parkNanos;
+                if (startTime == 0L) {
+                    startTime = System.nanoTime();
+                    if (startTime == 0L) {
+                        startTime = 1L;
+                    }
+                    parkNanos = nanos;
+                } else {
+                    long elapsed = System.nanoTime() - startTime;
+                    if (elapsed >= nanos) {
+                        removeWaiter(q);
+                        return fstate;
+                    }
+                    parkNanos = nanos - elapsed;
+                }
+                if (fstate < COMPLETING) {
+                    LockSupport.parkNanos(this, parkNanos);
+                }
+            } else {
+                LockSupport.park(this);
+            }
+        }
+    }
+
+    /** Unlinks a waiter that timed out or was interrupted, and any other gone. */
+    private void removeWaiter(WaitNode node) {
+        if (node == null) {
+            return;
+        }
+        node.thread = null;
+        retry:
+        for (;;) {
+            for (WaitNode pred = null, q = waiters, s; q != null; q = s) {
+                s = q.next;
+                if (q.thread != null) {
+                    pred = q;
+                } else if (pred != null) {
+                    pred.next = s;
+                    if (pred.thread == null) {
+                        continue retry;
+                    }
+                } else if (!WAITERS.compareAndSet(this, q, s)) {
+                    continue retry;
+                }
+            }
+            break;
+        }
+    }
+
+    private static final class WaitNode {
+        volatile Thread thread = Thread.currentThread();
+        volatile WaitNode next;
+    }
+
+    @Override
+    public String toString() {
+        String status;
+        switch (fstate) {
+        case NORMAL:
+            status = "[Completed normally]";
+            break;
+        case EXCEPTIONAL:
+            status = "[Completed exceptionally: " + outcome + "]";
+            break;
+        case CANCELLED:
+        case INTERRUPTING:
+        case INTERRUPTED:
+            status = "[Cancelled]";
+            break;
+        default:
+            Object task = work;
+            status = task == null ? "[Not completed]" : "[Not completed, task = " + task + "]";
+        }
+        return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + status;
     }
 }

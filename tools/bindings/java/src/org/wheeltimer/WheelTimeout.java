@@ -40,7 +40,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * (Netty's {@code HashedWheelTimeout}: 56). Slack, a period and the counts
  * of a periodic timeout live in a subclass that only such timeouts pay for.
  */
-public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeout {
+public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeout, WheelScheduledFuture {
     /*
      * The state: a phase in the low bits and TAKEN. A periodic timeout goes
      * INIT -> RUNNING -> INIT for each run. TAKEN is set once, by the worker,

@@ -11,6 +11,7 @@ import io.netty.util.TimerTask;
 
 import java.lang.ref.Cleaner;
 import java.util.Collections;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
@@ -659,6 +660,27 @@ public final class WheelTimer implements Timer {
         return t;
     }
 
+    /**
+     * WheelScheduledExecutor's: the deadline {@code delay} ns from now, as
+     * {@code newTimeout()} computes it, for a timeout it makes itself.
+     */
+    long deadlineIn(long delay) {
+        return deadlineAfter(nanoTime(), delay);
+    }
+
+    /**
+     * WheelScheduledExecutor's: schedules {@code t}, a timeout it made
+     * itself (one of its futures, its own task), as {@code newTimeout()}
+     * schedules the one it makes.
+     *
+     * @throws RejectedExecutionException if {@link #pendingTimeouts()} is at the limit
+     * @throws IllegalStateException      if the timer has been stopped
+     */
+    void add(WheelTimeout t) {
+        admit();
+        hand(t);
+    }
+
     /** The absolute deadline {@code delay} ns after {@code now}, within the engine's range. */
     private long deadlineAfter(long now, long delay) {
         long d = now + delay;
@@ -905,6 +927,20 @@ public final class WheelTimer implements Timer {
             return worker.stats();
         }
         return onWorker(worker::stats);
+    }
+
+    /**
+     * WheelScheduledExecutor's: the timeouts pending in the engine, and
+     * those not yet handed to it (see {@link Worker#pending()}); none if the
+     * worker never started.
+     *
+     * @throws IllegalStateException if the timer has stopped
+     */
+    List<WheelTimeout> pendingList() {
+        if (workerState == WORKER_INIT) {
+            return List.of();
+        }
+        return isWorkerThread() ? worker.pending() : onWorker(worker::pending);
     }
 
     /** The worker thread's kernel thread id (for /proc/self/task/ID), 0 until it started. */

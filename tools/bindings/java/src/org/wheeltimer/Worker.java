@@ -9,9 +9,11 @@ import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 
 import java.lang.System.Logger.Level;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.FutureTask;
 
@@ -518,6 +520,25 @@ final class Worker implements Runnable {
 
     int tid() {
         return tid;
+    }
+
+    /**
+     * WheelScheduledExecutor's shutdown(): the timeouts the engine holds,
+     * the adds pushed but not yet taken first handed to it. From a task
+     * (a round is being run, when nothing may be queued), those the engine
+     * holds only.
+     */
+    List<WheelTimeout> pending() {
+        if (!inRound) {
+            handOver();
+        }
+        List<WheelTimeout> all = new ArrayList<>();
+        for (WheelTimeout t : byIndex) {
+            if (t != null) {
+                all.add(t);
+            }
+        }
+        return all;
     }
 
     /**

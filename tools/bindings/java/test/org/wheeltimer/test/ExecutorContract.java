@@ -859,6 +859,49 @@ abstract class ExecutorContract {
         }
     }
 
+    /**
+     * shutdown() with delayed tasks not to run cancels every one, however
+     * far along its scheduling is: here 4 threads schedule 5000 each and
+     * shutdown() comes at once after the last (on WheelScheduledExecutor,
+     * most are still on their way to the timer's worker, which shutdown()
+     * walks).
+     */
+    @Test
+    void shutdownCancelsEveryDelayedTaskJustScheduledWhenThePolicySaysSo() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        setExecuteDelayedAfterShutdown(e, false);
+        List<ScheduledFuture<?>> all = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch ready = new CountDownLatch(4);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> threads = new ArrayList<>();
+        for (int t = 0; t < 4; t++) {
+            Thread th = new Thread(() -> {
+                ready.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException x) {
+                    return;
+                }
+                for (int i = 0; i < 5000; i++) {
+                    all.add(e.schedule(() -> { }, 1, TimeUnit.HOURS));
+                }
+            });
+            threads.add(th);
+            th.start();
+        }
+        await(ready);
+        go.countDown();
+        for (Thread th : threads) {
+            th.join(TimeUnit.SECONDS.toMillis(Probe.LIMIT_SECONDS));
+        }
+        e.shutdown();
+        assertEquals(4 * 5000, all.size());
+        for (ScheduledFuture<?> f : all) {
+            assertTrue(f.isCancelled(), "cancelled by shutdown(): " + f);
+        }
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+    }
+
     @Test
     void settingAPolicyToFalseAfterShutdownCancelsThen() throws Exception {
         ScheduledExecutorService e = executor(1);

@@ -173,7 +173,7 @@ class WheelScheduledExecutorTest {
     }
 
     /**
-     * A cancelled task leaves the registry at the cancel and the engine and
+     * A cancelled task leaves the executor's count at the cancel and the engine and
      * the heap at the timer worker's next round, which the executor asks for
      * (ScheduledThreadPoolExecutor keeps it until its delay has passed,
      * unless setRemoveOnCancelPolicy(true)).
@@ -193,7 +193,7 @@ class WheelScheduledExecutorTest {
             ScheduledFuture<?> f = r.get();
             assertTrue(f != null && f.cancel(false));
         }
-        assertEquals(0, e.pendingTasks(), "out of the registry at the cancel");
+        assertEquals(0, e.pendingTasks(), "out of the count at the cancel");
         // Only then stats(), which has the worker take the cancels itself.
         Probe.eventually(() -> {
             System.gc();
@@ -288,6 +288,26 @@ class WheelScheduledExecutorTest {
             assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS),
                        "round " + round + ": the executor terminates");
         }
+    }
+
+    /**
+     * A delayed task's future is its timer timeout: seen as a Netty
+     * Timeout, its cancel() cancels the future, and isCancelled() is the
+     * future's.
+     */
+    @Test
+    void theFutureSeenAsItsTimeoutCancelsAsTheFuture() throws Exception {
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
+        AtomicInteger ran = new AtomicInteger();
+        ScheduledFuture<?> f = e.schedule(ran::incrementAndGet, 30, TimeUnit.MILLISECONDS);
+        io.netty.util.Timeout t = assertInstanceOf(io.netty.util.Timeout.class, f);
+        assertFalse(t.isCancelled());
+        assertTrue(t.cancel());
+        assertTrue(f.isCancelled() && f.isDone() && t.isCancelled());
+        assertFalse(f.cancel(false), "cancelled once");
+        assertEquals(0, e.pendingTasks());
+        Probe.sleep(60);
+        assertEquals(0, ran.get(), "never runs");
     }
 
     @Test
