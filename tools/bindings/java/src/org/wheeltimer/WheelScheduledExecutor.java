@@ -304,7 +304,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         if (nanos <= 0) {
             return immediate(new WheelScheduledFuture<Void>(this, command, nanoTime()));
         }
-        return delayed(new WheelScheduledFuture<Void>(this, command, timer.deadlineIn(nanos)));
+        return delayed(new WheelScheduledFuture<Void>(this, command, timer.deadlineIn(nanos)), nanos);
     }
 
     @Override
@@ -314,7 +314,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         if (nanos <= 0) {
             return immediate(new WheelScheduledFuture<>(this, callable, nanoTime()));
         }
-        return delayed(new WheelScheduledFuture<>(this, callable, timer.deadlineIn(nanos)));
+        return delayed(new WheelScheduledFuture<>(this, callable, timer.deadlineIn(nanos)), nanos);
     }
 
     /**
@@ -364,10 +364,10 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
      * A task with a delay, its deadline made: counted live, then given to the
      * timer as its own timeout.
      */
-    private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f) {
+    private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f, long delay) {
         admit(f, true);
         try {
-            timer.add(f);
+            timer.add(f, delay);
         } catch (RejectedExecutionException | IllegalStateException e) {
             throw unregisterAndReject(f, e);
         }
@@ -650,6 +650,13 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         boolean keepPeriodic = continuePeriodicAfterShutdown;
         if (keepDelayed && keepPeriodic) {
             return;
+        }
+        // A task run on the timer's worker (a caller's executor that runs
+        // in place) sees only what the engine holds: what it scheduled
+        // just before is still pushed or held back, so apply the policies
+        // again at the next round, when the worker has handed it over.
+        if (timer.inWorkerRound()) {
+            timer.onNextRound(this::applyShutdownPolicies);
         }
         List<WheelTimeout> pending;
         try {

@@ -670,15 +670,17 @@ public final class WheelTimer implements Timer {
 
     /**
      * WheelScheduledExecutor's: schedules {@code t}, a timeout it made
-     * itself (one of its futures, its own task), as {@code newTimeout()}
-     * schedules the one it makes.
+     * itself (one of its futures, its own task) with {@link #deadlineIn}
+     * {@code delay} ns from now, as {@code newTimeout()} schedules the one
+     * it makes (deadline - delay stands for the reading of the clock, so
+     * that a schedule reads it once).
      *
      * @throws RejectedExecutionException if {@link #pendingTimeouts()} is at the limit
      * @throws IllegalStateException      if the timer has been stopped
      */
-    void add(WheelTimeout t) {
+    void add(WheelTimeout t, long delay) {
         admit();
-        hand(t);
+        hand(t, t.deadline - delay);
     }
 
     /** The absolute deadline {@code delay} ns after {@code now}, within the engine's range. */
@@ -786,6 +788,21 @@ public final class WheelTimer implements Timer {
 
     boolean isWorkerThread() {
         return Thread.currentThread() == workerThread;
+    }
+
+    /**
+     * Whether the caller is a task run on the worker in the middle of a
+     * round, where {@link #pendingList()} sees only what the engine holds,
+     * not what is pushed or held back for the next round.
+     */
+    boolean inWorkerRound() {
+        return isWorkerThread() && worker.inRound();
+    }
+
+    /** Runs {@code r} on the worker at the start of its next round. */
+    void onNextRound(Runnable r) {
+        commands.add(new FutureTask<>(r, null));
+        wakeWorker();
     }
 
     int workerState() {

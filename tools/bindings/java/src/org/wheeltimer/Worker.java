@@ -518,6 +518,11 @@ final class Worker implements Runnable {
                                    wakeups);
     }
 
+    /** Whether a round's records are being run (on this thread only). */
+    boolean inRound() {
+        return inRound;
+    }
+
     int tid() {
         return tid;
     }
@@ -529,8 +534,10 @@ final class Worker implements Runnable {
      * holds only.
      */
     List<WheelTimeout> pending() {
+        // (With inRound, what is pushed or held back is missed: see
+        // WheelTimer.inWorkerRound().)
         if (!inRound) {
-            handOver();
+            handOver(false);
         }
         List<WheelTimeout> all = new ArrayList<>();
         for (WheelTimeout t : byIndex) {

@@ -345,4 +345,29 @@ class WheelScheduledExecutorTest {
                      () -> e.schedule(() -> { }, 1, TimeUnit.HOURS).get(1, TimeUnit.MILLISECONDS));
         assertSame(e.engine(), e.stats().engine());
     }
+    /**
+     * With a caller's executor that runs tasks where it is called, a task
+     * runs on the timer's worker, in the middle of its round. Its
+     * shutdown() must still apply the policies to what it scheduled just
+     * before, which the worker has not taken yet: the delayed task is
+     * cancelled (its policy says so), the periodic one is cancelled (the
+     * default), and the executor terminates without waiting for them.
+     */
+    @Test
+    void aShutdownFromATaskOnTheWorkerAppliesThePoliciesToWhatItJustScheduled() throws Exception {
+        WheelScheduledExecutor e = track(WheelScheduledExecutor.builder().executor(Runnable::run).build());
+        e.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        List<ScheduledFuture<?>> made = new ArrayList<>();
+        e.schedule(() -> {
+            made.add(e.schedule(() -> { }, 1, TimeUnit.HOURS));
+            made.add(e.scheduleAtFixedRate(() -> { }, 1, 1, TimeUnit.HOURS));
+            e.shutdown();
+        }, 1, TimeUnit.MILLISECONDS);
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS),
+                   "terminates: nothing it scheduled outlives the shutdown");
+        assertEquals(2, made.size());
+        for (ScheduledFuture<?> f : made) {
+            assertTrue(f.isCancelled(), "cancelled by the policies: " + f);
+        }
+    }
 }
