@@ -651,13 +651,6 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         if (keepDelayed && keepPeriodic) {
             return;
         }
-        // A task run on the timer's worker (a caller's executor that runs
-        // in place) sees only what the engine holds: what it scheduled
-        // just before is still pushed or held back, so apply the policies
-        // again at the next round, when the worker has handed it over.
-        if (timer.inWorkerRound()) {
-            timer.onNextRound(this::applyShutdownPolicies);
-        }
         List<WheelTimeout> pending;
         try {
             pending = timer.pendingList();

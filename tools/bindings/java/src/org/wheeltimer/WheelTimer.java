@@ -714,6 +714,11 @@ public final class WheelTimer implements Timer {
         }
     }
 
+    /** The worker's: what is pushed, newest first, left on the stack. */
+    WheelTimeout peekPushed() {
+        return head;
+    }
+
     /** The worker's: everything pushed, newest first. */
     WheelTimeout takePushed() {
         return head == null ? null : HEAD.getAndSet(this, null);
@@ -788,21 +793,6 @@ public final class WheelTimer implements Timer {
 
     boolean isWorkerThread() {
         return Thread.currentThread() == workerThread;
-    }
-
-    /**
-     * Whether the caller is a task run on the worker in the middle of a
-     * round, where {@link #pendingList()} sees only what the engine holds,
-     * not what is pushed or held back for the next round.
-     */
-    boolean inWorkerRound() {
-        return isWorkerThread() && worker.inRound();
-    }
-
-    /** Runs {@code r} on the worker at the start of its next round. */
-    void onNextRound(Runnable r) {
-        commands.add(new FutureTask<>(r, null));
-        wakeWorker();
     }
 
     int workerState() {

@@ -518,11 +518,6 @@ final class Worker implements Runnable {
                                    wakeups);
     }
 
-    /** Whether a round's records are being run (on this thread only). */
-    boolean inRound() {
-        return inRound;
-    }
-
     int tid() {
         return tid;
     }
@@ -531,15 +526,24 @@ final class Worker implements Runnable {
      * WheelScheduledExecutor's shutdown(): the timeouts the engine holds,
      * the adds pushed but not yet taken first handed to it. From a task
      * (a round is being run, when nothing may be queued), those the engine
-     * holds only.
+     * holds, and the adds pushed or held back as they are: one cancelled
+     * there is dropped when the next round takes it.
      */
     List<WheelTimeout> pending() {
-        // (With inRound, what is pushed or held back is missed: see
-        // WheelTimer.inWorkerRound().)
+        List<WheelTimeout> all = new ArrayList<>();
         if (!inRound) {
             handOver(false);
+        } else {
+            // Only this thread relinks what is pushed, and it is here.
+            for (WheelTimeout t = timer.peekPushed(); t != null; t = t.next) {
+                if (t.state() == WheelTimeout.ST_INIT) {
+                    all.add(t);
+                }
+            }
+            for (WheelTimeout t = held; t != null; t = t.next) {
+                all.add(t);
+            }
         }
-        List<WheelTimeout> all = new ArrayList<>();
         for (WheelTimeout t : byIndex) {
             if (t != null) {
                 all.add(t);
