@@ -5,6 +5,9 @@
 #   make            build wheeltimer.ko for the running kernel (KDIR= for another)
 #   make deps       install every Debian package the targets below need
 #   make check      every test: userspace, then the selftests in VMs
+#   make bench      the benchmark in the VM (ns under TCG, then instructions
+#                   under icount) and on the host; bench-instructions,
+#                   bench-host (tools/bench)
 #   make demo       load the module in a VM and show it at work
 #   make lint       checkpatch --strict and sparse
 #   make vm CMD=... run a command in a VM with the module loaded
@@ -70,7 +73,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
 	wheelctl examples check-examples check-demo check-build check-dkms check-deb check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
-	fuzz-core bench-core bench bench-host bench-plot check-bench fuzz \
+	fuzz-core bench-core bench bench-instructions bench-host bench-plot \
+	check-bench fuzz \
 	check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
 	java check-java check-java-ahc check-java-vm bench-java bench-java-host \
@@ -181,12 +185,22 @@ bench-core:
 	@$(WHEEL_TESTS) bench
 
 # The benchmark (tools/bench): wheeltimer against timerfd and io_uring in
-# one VM boot; tables on the console and in build/bench/results.txt, CSVs
-# in build/bench/. QUICK=1 is the smoke run of seconds that check runs.
+# the VM, in two instruments, one boot each: ns under QEMU's TCG (tables in
+# build/bench/results.txt, CSVs in build/bench/), then instructions under
+# QEMU's icount (build/bench/icount/); then the host half, and the main
+# figures of both side by side (build/bench/summary.txt). QUICK=1 is the
+# smoke run of seconds that check runs (TCG only).
 bench: vm-module
 	@tools/deps build vm bench
 	@tools/bench/run $(if $(filter 1,$(QUICK)),--quick)
+	@$(if $(filter 1,$(QUICK)),:,tools/bench/run --icount)
 	@$(MAKE) --no-print-directory bench-host
+	@$(if $(filter 1,$(QUICK)),:,tools/bench/summary)
+
+# The VM half in instructions alone (icount), in build/bench/icount/.
+bench-instructions: vm-module
+	@tools/deps build vm bench
+	@tools/bench/run --icount
 
 # The host half: the wheel core and libwheeltimer's in-process engine
 # (tools/bench/host), then WheelTimer against Netty's HashedWheelTimer
