@@ -7,7 +7,7 @@
 #   make check      every test: userspace, then the selftests in VMs
 #   make bench      the benchmark in the VM (ns under TCG, then instructions
 #                   under icount) and on the host; bench-instructions,
-#                   bench-host (tools/bench)
+#                   bench-host; check-perf, the budgets gate (tools/bench)
 #   make demo       load the module in a VM and show it at work
 #   make lint       checkpatch --strict and sparse
 #   make vm CMD=... run a command in a VM with the module loaded
@@ -74,7 +74,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	wheelctl examples check-examples check-demo check-build check-dkms check-deb check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
 	fuzz-core bench-core bench bench-instructions bench-host bench-plot \
-	check-bench fuzz \
+	check-bench check-perf fuzz \
 	check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
 	java check-java check-java-ahc check-java-vm bench-java bench-java-host \
@@ -219,6 +219,16 @@ bench-plot:
 check-bench: vm-module
 	@tools/deps build vm bench
 	@set -o pipefail; tools/bench/run --quick | tee $(BUILD)/check-bench.log
+
+# The performance gate: instructions counted in the VM (icount) and on the
+# host (callgrind) against their budgets in tools/bench/budgets, about a
+# minute.
+check-perf: vm-module
+	@tools/deps build vm bench
+	@$(WHEEL_TESTS) $(BUILD)/wheel/bench/bench
+	@$(MAKE) --no-print-directory -s -C tools/bench
+	@echo "== the performance gate (tools/bench/budgets)"
+	@set -o pipefail; tools/bench/gate | tee $(BUILD)/check-perf.log
 
 # Syscall fuzzing on the debug kernel (tools/fuzz): trinity pointed at
 # /dev/wheeltimer and wtfuzz, which mutates valid requests and checks every
@@ -487,7 +497,7 @@ check:
 	for run in check-wheel check-wheel-fuzz check-lib check-vm \
 		check-vm32 check-vm-debug check-upstream check-kernels check-fuzz \
 		check-examples check-lib-vm check-java check-java-ahc check-java-vm \
-		check-cluster check-demo check-bench check-build check-dkms \
+		check-cluster check-demo check-bench check-perf check-build check-dkms \
 		check-deb check-man check-arm64 check-deps; do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
