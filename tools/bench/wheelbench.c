@@ -207,8 +207,8 @@ static void set_clock(const char *what)
  * -g FILE, under valgrind --tool=callgrind --collect-atstart=no
  * --compress-strings=no --compress-pos=no --callgrind-out-file=FILE: the
  * library's tests alone collect the instructions of the intervals they
- * time (rounds that count only), dump them at their end to FILE.N and
- * read them back (cg_report()).
+ * time (rounds that count only), dump them to FILE.N (at the end of the
+ * test, and at each expiry round's first delivery) and read them back.
  */
 static const char *cg_file;
 static unsigned int cg_dumps;
