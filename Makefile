@@ -77,7 +77,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	bench-java-exec \
 	arm64-module arm64-selftests arm64-lib check-arm64 \
 	scheduler check-cluster bench-cluster upstream check-upstream \
-	check-deps
+	check-deps stage-lib stage-java
 
 all: module
 
@@ -191,7 +191,7 @@ bench: vm-module
 # The host half: the wheel core and libwheeltimer's in-process engine
 # (tools/bench/host), then WheelTimer against Netty's HashedWheelTimer
 # (bench-java-host), natively, where nanoseconds are real.
-bench-host:
+bench-host: stage-lib
 	@tools/deps build bench lib java
 	@$(WHEEL_TESTS) $(BUILD)/wheel/bench/bench
 	@$(MAKE) --no-print-directory -C tools/bench
@@ -382,26 +382,52 @@ check-lib-vm: vm-module
 		--add tools/lib/wheeltimer/tests/run-vm:/bin/run-lib-tests \
 		-- /bin/run-lib-tests | tee $(BUILD)/check-lib-vm.log
 
+# The sub-projects build as an outside user's build would, against what
+# is installed, never against the tree's internals: the Java binding
+# against libwheeltimer found by pkg-config, the cluster scheduler against
+# the binding's jar and JNI library. Here each is installed first into
+# $(STAGE), a root of its own (DESTDIR, PREFIX=/usr: Debian's layout), by
+# its own `install` target, and the sub-project is pointed at it; outside
+# the tree they default to the system's install.
+STAGE		:= $(BUILD)/stage
+STAGE_LIB_ENV	:= PKG_CONFIG_SYSROOT_DIR=$(STAGE) PKG_CONFIG_LIBDIR=$(STAGE)/usr/lib/pkgconfig
+
+stage-lib: lib
+	@$(MAKE) --no-print-directory -s $(STAGE)/.lib
+
+# Installed again only when something installed changed, so that what
+# builds against it is not rebuilt for nothing.
+$(STAGE)/.lib: $(BUILD)/lib/libwheeltimer.a $(BUILD)/lib/libwheeltimer.so \
+		$(wildcard tools/lib/wheeltimer/include/wheeltimer/*.h \
+		tools/lib/wheeltimer/wheeltimer.pc.in tools/lib/wheeltimer/man/*/*)
+	@$(LIB_MAKE) install DESTDIR=$(STAGE) PREFIX=/usr LIBDIR=/usr/lib \
+		INCLUDEDIR=/usr/include MANDIR=/usr/share/man PKGCONFIGDIR=/usr/lib/pkgconfig
+	@touch $@
+
+stage-java: stage-lib
+	@$(JAVA_MAKE) install DESTDIR=$(STAGE) PREFIX=/usr JAVADIR=/usr/share/java
+
 # The Java binding (tools/bindings/java): WheelTimer, an io.netty.util.Timer
 # on libwheeltimer through JNI, and WheelScheduledExecutor, a
-# ScheduledExecutorService on it, in $(BUILD)/java. check-java: on this
-# machine, on the in-process engine, the JUnit suites against Netty's
-# HashedWheelTimer and WheelTimer, and against ScheduledThreadPoolExecutor
-# and WheelScheduledExecutor, then the examples. check-java-vm: in the VM,
-# on the kernel engine, WheelTimer's and WheelScheduledExecutor's halves of
-# the suites and the examples, with a runtime made by jlink. bench-java:
-# WheelTimer against HashedWheelTimer (100 ms and 1 ms ticks), then the
-# executor and AsyncHttpClient benchmarks, in one VM boot, on the kernel
-# engine; bench-java-host: WheelTimer's benchmark natively on this machine,
-# on the in-process engine (build/java/bench-host.txt). QUICK=1 is the
-# smoke run of seconds.
-JAVA_MAKE	= $(MAKE) --no-print-directory -C tools/bindings/java O=$(BUILD)/java
+# ScheduledExecutorService on it, in $(BUILD)/java; its Makefile lists
+# its targets. check-java: on this machine, on the in-process engine, the
+# JUnit suites against Netty's HashedWheelTimer and WheelTimer, and
+# against ScheduledThreadPoolExecutor and WheelScheduledExecutor, then the
+# examples. check-java-vm: in the VM, on the kernel engine, WheelTimer's
+# and WheelScheduledExecutor's halves of the suites and the examples, with
+# a runtime made by jlink. bench-java: WheelTimer against HashedWheelTimer
+# (100 ms and 1 ms ticks), then the executor and AsyncHttpClient
+# benchmarks, in one VM boot, on the kernel engine; bench-java-host:
+# WheelTimer's benchmark natively on this machine, on the in-process
+# engine (build/java/bench-host.txt). QUICK=1 is the smoke run of seconds.
+JAVA_MAKE	= $(STAGE_LIB_ENV) $(MAKE) --no-print-directory -C tools/bindings/java \
+		  O=$(BUILD)/java
 
-java:
+java: stage-lib
 	@tools/deps build lib java
 	@$(JAVA_MAKE)
 
-check-java:
+check-java: stage-lib
 	@tools/deps build lib java
 	@echo "== the Java binding on this machine (in-process engine)"
 	@mkdir -p $(BUILD)
@@ -410,52 +436,54 @@ check-java:
 # AsyncHttpClient (Debian's) with WheelTimer swapped in by one line:
 # 10 000 requests in flight against a local server (tools/bindings/java/ahc),
 # then the example, on this machine's in-process engine.
-check-java-ahc:
+check-java-ahc: stage-lib
 	@tools/deps build lib java ahc
 	@echo "== AsyncHttpClient with WheelTimer on this machine (in-process engine)"
 	@mkdir -p $(BUILD)
 	@set -o pipefail; $(JAVA_MAKE) check-ahc 2>&1 | tee $(BUILD)/check-java-ahc.log
 
-check-java-vm: vm-module
+check-java-vm: vm-module stage-lib
 	@tools/deps build lib java vm
 	@$(JAVA_MAKE) vm
 	@echo "== the Java binding in the VM (kernel engine)"
 	@set -o pipefail; tools/bindings/java/vm check | tee $(BUILD)/check-java-vm.log
 
-bench-java: vm-module
+bench-java: vm-module stage-lib
 	@tools/deps build lib java vm ahc
 	@$(JAVA_MAKE) vm-bench
 	@tools/bindings/java/vm bench $(if $(filter 1,$(QUICK)),--quick)
 
 # The executor and AsyncHttpClient benchmarks natively, on the in-process
 # engine (bench-java runs them in the VM too).
-bench-java-exec:
+bench-java-exec: stage-lib
 	@tools/deps build lib java ahc
 	@$(JAVA_MAKE) bench-exec
 
-bench-java-host:
+bench-java-host: stage-lib
 	@tools/deps build lib java
 	@$(JAVA_MAKE) bench-host $(if $(filter 1,$(QUICK)),QUICK=1)
 
 # The cluster scheduler (tools/scheduler): durable jobs in PostgreSQL,
-# each node firing its share through WheelTimer, in $(BUILD)/scheduler.
-# check-cluster: on this machine (in-process engine), against a PostgreSQL
-# 15 server of its own (tools/scheduler/pg-run), node JVMs killed, cut off
-# and joining; bench-cluster: against Quartz's clustered JDBC job store on
-# the same server (BENCH_ARGS=--quick: a smoke run).
-SCHEDULER_MAKE	= $(MAKE) --no-print-directory -C tools/scheduler O=$(BUILD)/scheduler
+# each node firing its share through WheelTimer, in $(BUILD)/scheduler;
+# its Makefile lists its targets. check-cluster: on this machine
+# (in-process engine), against a PostgreSQL 15 server of its own
+# (tools/scheduler/pg-run), node JVMs killed, cut off and joining;
+# bench-cluster: against Quartz's clustered JDBC job store on the same
+# server (BENCH_ARGS=--quick: a smoke run).
+SCHEDULER_MAKE	= $(MAKE) --no-print-directory -C tools/scheduler O=$(BUILD)/scheduler \
+		  WHEELTIMER_JAR=$(STAGE)/usr/share/java/wheeltimer.jar
 
-scheduler:
+scheduler: stage-java
 	@tools/deps build lib java cluster
 	@$(SCHEDULER_MAKE)
 
-check-cluster:
+check-cluster: stage-java
 	@tools/deps build lib java cluster
 	@echo "== the cluster scheduler on PostgreSQL, on this machine (in-process engine)"
 	@mkdir -p $(BUILD)
 	@set -o pipefail; $(SCHEDULER_MAKE) check 2>&1 | tee $(BUILD)/check-cluster.log
 
-bench-cluster:
+bench-cluster: stage-java
 	@tools/deps build lib java cluster quartz
 	@$(SCHEDULER_MAKE) run-bench
 
