@@ -77,7 +77,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	bench-java-exec \
 	arm64-module arm64-selftests arm64-lib check-arm64 \
 	scheduler check-cluster bench-cluster upstream check-upstream \
-	check-deps stage-lib stage-java
+	check-deps check-module stage-lib stage-java
 
 all: module
 
@@ -487,28 +487,80 @@ bench-cluster: stage-java
 	@tools/deps build lib java cluster quartz
 	@$(SCHEDULER_MAKE) run-bench
 
-# Each part appends to one log; the summary counts the cases of them all.
-check:
-	@mkdir -p $(BUILD)
-	@rm -f $(BUILD)/check-*.log
-	@status=0; \
-	echo "# unit: lint" >$(BUILD)/check-lint.log; \
+# make check: lint, then every suite below, each appending to its log in
+# $(BUILD); the summary counts the cases of them all. In order:
+#   check-wheel        the wheel core and the timer store in userspace:
+#                      unit, model and mutant tests (tools/testing/wheel)
+#   check-wheel-fuzz   a minute of libFuzzer on the wheel core
+#   check-lib          libwheeltimer on this machine: its suite on the
+#                      in-process engine, also under ASan and UBSan, an
+#                      installed copy used through pkg-config, its exports
+#                      and man pages
+#   check-vm           the selftests on Debian's kernel (the ioctls and their
+#                      errors, clocks, delivery, isolation, threads, stress,
+#                      hostile userspace, the limits and parameters, time
+#                      namespaces, io_uring, processes)
+#   check-vm32         the same built for i386 on that kernel (compat_ioctl)
+#   check-vm-debug     the same on the debug kernel (KASAN, lockdep, kmemleak,
+#                      UBSAN, failslab), built once and cached in $(BUILD)
+#   check-upstream     the upstream series applied, checked, built =m and =y,
+#                      its selftests on the =y kernel
+#   check-kernels      the selftests on Debian's 6.12 and 6.12-rt kernels
+#   check-fuzz         trinity and wtfuzz on the debug kernel, briefly
+#   check-examples     the examples on both engines, wheeltimer(4)'s program
+#                      and wheelctl's test, in the VM
+#   check-lib-vm       libwheeltimer's suite in the VM, both engines compared
+#   check-java, check-java-ahc, check-java-vm
+#                      the Java binding on this machine, AsyncHttpClient
+#                      with it, and the binding in the VM
+#   check-cluster      the cluster scheduler against PostgreSQL
+#   check-demo         the demo: nothing early, lost or twice
+#   check-bench        a quick benchmark run
+#   check-build, check-dkms
+#                      plain `make` for the running kernel, and DKMS
+#   check-deb          the Debian packages, built, checked and linted
+#   check-man          the manual pages
+#   check-arm64        the selftests and the library on Debian's arm64 kernel
+#   check-deps         tools/deps against stand-ins for apt-get
+CHECKS		:= check-wheel check-wheel-fuzz check-lib check-vm \
+		   check-vm32 check-vm-debug check-upstream check-kernels check-fuzz \
+		   check-examples check-lib-vm check-java check-java-ahc check-java-vm \
+		   check-cluster check-demo check-bench check-build check-dkms \
+		   check-deb check-man check-arm64 check-deps
+
+# make check-module: the module and its tests, the library included, for
+# whoever changes only module/, uapi/, selftests/ or tools/lib/. It leaves
+# to make check what costs the most time or another toolchain: the debug
+# kernel (its build alone is about ten minutes of both cores) and what
+# runs on it (check-vm-debug, check-upstream, check-fuzz), Debian's other
+# kernels (check-kernels, check-arm64), the Java binding, the cluster
+# scheduler, the benchmark, the packages and tools/deps.
+CHECKS_MODULE	:= check-wheel check-wheel-fuzz check-lib check-vm check-vm32 \
+		   check-examples check-lib-vm check-demo check-build check-dkms \
+		   check-man
+
+# $(1): the suites to run after lint.
+run_checks = mkdir -p $(BUILD); rm -f $(BUILD)/check-*.log; \
+	status=0; \
+	echo "\# unit: lint" >$(BUILD)/check-lint.log; \
 	if $(MAKE) --no-print-directory lint; then \
 		echo "ok 1 lint" >>$(BUILD)/check-lint.log; \
 	else \
 		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
 	fi; \
-	for run in check-wheel check-wheel-fuzz check-lib check-vm \
-		check-vm32 check-vm-debug check-upstream check-kernels check-fuzz \
-		check-examples check-lib-vm check-java check-java-ahc check-java-vm \
-		check-cluster check-demo check-bench check-build check-dkms \
-		check-deb check-man check-arm64 check-deps; do \
+	for run in $(1); do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
 	echo; echo "== summary"; \
 	tools/ksft-summary $(BUILD)/check-*.log || status=1; \
 	exit $$status
+
+check:
+	@$(call run_checks,$(CHECKS))
+
+check-module:
+	@$(call run_checks,$(CHECKS_MODULE))
 
 # Built by `make install` too, so it installs nothing (gcc and libc6-dev).
 wheelctl:
