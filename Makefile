@@ -519,7 +519,7 @@ bench-cluster: stage-java
 #   check-build, check-dkms
 #                      plain `make` for the running kernel, and DKMS
 #   check-deb          the Debian packages, built, checked and linted
-#   check-man          the manual pages
+#   check-man          the manual pages and the Markdown files' links
 #   check-arm64        the selftests and the library on Debian's arm64 kernel
 #   check-deps         tools/deps against stand-ins for apt-get
 CHECKS		:= check-wheel check-wheel-fuzz check-lib check-vm \
@@ -640,7 +640,8 @@ check-deps:
 	@set -o pipefail; tools/deps-test | tee $(BUILD)/check-deps.log
 
 # Every page renders without a warning, and the program of wheeltimer(4)'s
-# EXAMPLES compiles with warnings as errors (check-examples runs it).
+# EXAMPLES compiles with warnings as errors (check-examples runs it); every
+# relative link of the Markdown files resolves (tools/check-links).
 MAN_PAGES := $(wildcard Documentation/*.[1-8])
 
 check-man:
@@ -663,7 +664,8 @@ check-man:
 	  else \
 		echo "$$out" | sed 's/^/# /'; \
 		echo "not ok 1 the EXAMPLES program of wheeltimer.4 compiles"; \
-	  fi; } | tee $(BUILD)/check-man.log; \
+	  fi; \
+	  tools/check-links; } | tee $(BUILD)/check-man.log; \
 	! grep -q '^not ok' $(BUILD)/check-man.log
 
 install: module wheelctl
