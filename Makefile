@@ -4,15 +4,29 @@
 #
 #   make            build wheeltimer.ko for the running kernel (KDIR= for another)
 #   make deps       install every Debian package the targets below need
-#   make check      every test: userspace, then the selftests in VMs
 #   make demo       load the module in a VM and show it at work
+#   make check-module  the module and its tests, the library included
+#   make check      every test: userspace, then the selftests in VMs (the
+#                   list of suites is above CHECKS, below)
 #   make lint       checkpatch --strict and sparse
-#   make vm CMD=... run a command in a VM with the module loaded
-#   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install
+#   make vm CMD=... run a command in a VM with the module loaded (tools/vm)
+#   make install    the module, wheelctl, the header, the man pages, the udev
+#                   rule; uninstall; dkms-install (tools/install)
+#   make wheelctl   build the tool (tools/wheelctl); examples (tools/examples)
+#   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install,
+#                   lib-uninstall, check-lib, check-lib-vm
 #   make java       build the Java binding (tools/bindings/java) and its
-#                   executor; bench-java, bench-java-host, bench-java-exec
+#                   executor; check-java, check-java-vm, check-java-ahc,
+#                   bench-java, bench-java-host, bench-java-exec
 #   make scheduler  build the cluster scheduler (tools/scheduler); check-cluster, bench-cluster
+#   make stage-lib, stage-java  install libwheeltimer, and the binding, into
+#                   build/stage, which the binding and the scheduler build against
+#   make bench      the benchmark in the VM and natively (tools/bench);
+#                   bench-plot, bench-core, fuzz-core
+#   make fuzz       trinity and wtfuzz on the debug kernel (tools/fuzz)
+#   make check-arm64  the selftests and the library on arm64 (tools/vm)
 #   make upstream   the patch series for the kernel tree, in build/upstream
+#   make clean      remove every build product and build/
 #
 # `make`, `make install` and `make dkms-install` never install packages:
 # they say what is missing. `make deps` installs what everything needs, and
@@ -82,7 +96,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 all: module
 
 help:
-	@sed -n 's/^#   //p' Makefile
+	@sed -n '1,/^$$/s/^#   //p' Makefile
 
 # Everything the targets need, and the headers of the running kernel if
 # Debian has them.
