@@ -21,8 +21,10 @@
 #   make scheduler  build the cluster scheduler (tools/scheduler); check-cluster, bench-cluster
 #   make stage-lib, stage-java  install libwheeltimer, and the binding, into
 #                   build/stage, which the binding and the scheduler build against
-#   make bench      the benchmark in the VM and natively (tools/bench);
-#                   bench-plot, bench-core, fuzz-core
+#   make bench      the benchmark in the VM (ns under TCG, then instructions
+#                   under icount) and natively (tools/bench);
+#                   bench-instructions, bench-host, bench-plot, bench-core,
+#                   fuzz-core; check-perf, the gate (tools/bench/budgets)
 #   make fuzz       trinity and wtfuzz on the debug kernel (tools/fuzz)
 #   make check-arm64  the selftests and the library on arm64 (tools/vm)
 #   make upstream   the patch series for the kernel tree, in build/upstream
@@ -84,7 +86,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
 	wheelctl examples check-examples check-demo check-build check-dkms check-deb check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
-	fuzz-core bench-core bench bench-host bench-plot check-bench fuzz \
+	fuzz-core bench-core bench bench-instructions bench-host bench-plot \
+	check-bench check-perf fuzz \
 	check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
 	java check-java check-java-ahc check-java-vm bench-java bench-java-host \
@@ -195,12 +198,22 @@ bench-core:
 	@$(WHEEL_TESTS) bench
 
 # The benchmark (tools/bench): wheeltimer against timerfd and io_uring in
-# one VM boot; tables on the console and in build/bench/results.txt, CSVs
-# in build/bench/. QUICK=1 is the smoke run of seconds that check runs.
+# the VM, in two instruments, one boot each: ns under QEMU's TCG (tables in
+# build/bench/results.txt, CSVs in build/bench/), then instructions under
+# QEMU's icount (build/bench/icount/); then the host half, and the main
+# figures of both side by side (build/bench/summary.txt). QUICK=1 is the
+# smoke run of seconds that check runs (TCG only).
 bench: vm-module
 	@tools/deps build vm bench
 	@tools/bench/run $(if $(filter 1,$(QUICK)),--quick)
+	@$(if $(filter 1,$(QUICK)),:,tools/bench/run --icount)
 	@$(MAKE) --no-print-directory bench-host
+	@$(if $(filter 1,$(QUICK)),:,tools/bench/summary)
+
+# The VM half in instructions alone (icount), in build/bench/icount/.
+bench-instructions: vm-module
+	@tools/deps build vm bench
+	@tools/bench/run --icount
 
 # The host half: the wheel core and libwheeltimer's in-process engine
 # (tools/bench/host), then WheelTimer against Netty's HashedWheelTimer
@@ -219,6 +232,16 @@ bench-plot:
 check-bench: vm-module
 	@tools/deps build vm bench
 	@set -o pipefail; tools/bench/run --quick | tee $(BUILD)/check-bench.log
+
+# The performance gate: instructions counted in the VM (icount) and on the
+# host (callgrind) against their budgets in tools/bench/budgets, about a
+# minute.
+check-perf: vm-module
+	@tools/deps build vm bench
+	@$(WHEEL_TESTS) $(BUILD)/wheel/bench/bench
+	@$(MAKE) --no-print-directory -s -C tools/bench
+	@echo "== the performance gate (tools/bench/budgets)"
+	@set -o pipefail; tools/bench/gate | tee $(BUILD)/check-perf.log
 
 # Syscall fuzzing on the debug kernel (tools/fuzz): trinity pointed at
 # /dev/wheeltimer and wtfuzz, which mutates valid requests and checks every
@@ -530,6 +553,8 @@ bench-cluster: stage-java
 #   check-cluster      the cluster scheduler against PostgreSQL
 #   check-demo         the demo: nothing early, lost or twice
 #   check-bench        a quick benchmark run
+#   check-perf         the performance gate: instruction counts against
+#                      tools/bench/budgets
 #   check-build, check-dkms
 #                      plain `make` for the running kernel, and DKMS
 #   check-deb          the Debian packages, built, checked and linted
@@ -539,8 +564,8 @@ bench-cluster: stage-java
 CHECKS		:= check-wheel check-wheel-fuzz check-lib check-vm \
 		   check-vm32 check-vm-debug check-upstream check-kernels check-fuzz \
 		   check-examples check-lib-vm check-java check-java-ahc check-java-vm \
-		   check-cluster check-demo check-bench check-build check-dkms \
-		   check-deb check-man check-arm64 check-deps
+		   check-cluster check-demo check-bench check-perf check-build \
+		   check-dkms check-deb check-man check-arm64 check-deps
 
 # make check-module: the module and its tests, the library included, for
 # whoever changes only module/, uapi/, selftests/ or tools/lib/. It leaves
