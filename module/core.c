@@ -672,11 +672,23 @@ static unsigned int wt_expire(struct wt_core *core, u64 now, u64 nowtick,
 	return n;
 }
 
-/* How a collection at one reading ended. */
+/*
+ * How a collection at one reading ended: WT_DRAINED, everything due at the
+ * reading is on the ready list; WT_STOPPED, more is due at it, and @want
+ * records were ready or a fatal signal came.
+ */
 enum wt_collected {
-	WT_DRAINED,	/* everything due at the reading is on the ready list */
-	WT_STOPPED,	/* @want records were ready, or a fatal signal came */
+	WT_DRAINED,
+	WT_STOPPED,
 };
+
+/* Whether the wheel holds a timeout due at the tick @tick. */
+static bool wt_due_by(const struct wt_core *core, u64 tick)
+{
+	u64 next;
+
+	return wt_wheel_next_expiry(&core->wheel, &next) && next <= tick;
+}
 
 /*
  * Hand out what is due at the reading @at, stamped @at, in slices, until
@@ -688,8 +700,9 @@ static enum wt_collected wt_collect_at(struct wt_core *core, u64 at, u64 want)
 	unsigned int budget;
 
 	for (;;) {
+		/* Only what is due at @at is left behind: not a mere "full". */
 		if (core->nr_ready >= want)
-			return WT_STOPPED;
+			return wt_due_by(core, attick) ? WT_STOPPED : WT_DRAINED;
 		budget = WT_COLLECT_SLICE;
 		wt_expire(core, at, attick, &budget);
 		if (budget)

@@ -576,6 +576,56 @@ TEST_F(real, a_backlog_already_due_is_read_without_arming_the_hrtimer)
 }
 
 /*
+ * A read that fills its buffer with what one expiry found leaves the
+ * hrtimer armed for what comes due next: two timeouts due together and a
+ * third 40 ticks later, read one record at a time. The third gets its own
+ * expiry (the eventfd hears of it) and its record carries that expiry's
+ * reading, though nobody read or polled between. (The first two are put
+ * where the third shares their level-1 slot, so that the third is due at
+ * the very tick the hrtimer is armed for, whatever the wheel's layout.)
+ */
+TEST_F(real, a_read_that_fills_its_buffer_still_arms_for_what_is_due_next)
+{
+	struct pollfd p = { .events = POLLIN };
+	__u64 tick, first, third, count, heard, id;
+	struct wt_event ev[3];
+	int efd, i, n;
+
+	if (self->fd < 0)
+		return;
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
+	/* The first tick at least 10 ms away whose digit 0 is 2. */
+	tick = now(self) / MSEC + 10;
+	tick += (64 + 2 - tick % 64) % 64;
+	first = tick * MSEC;
+	third = (tick + 40) * MSEC;
+	ASSERT_EQ(0, wt_add_abs(self->fd, first, &id));
+	ASSERT_EQ(0, wt_add_abs(self->fd, first, &id));
+	ASSERT_EQ(0, wt_add_abs(self->fd, third, &id));
+	ASSERT_EQ(1, wt_read(self->fd, ev, 1));
+	EXPECT_EQ(first, ev[0].deadline);
+	ASSERT_EQ(sizeof(count), read(efd, &count, sizeof(count)));
+	/* Nobody reads: the third's expiry comes all the same. */
+	p.fd = efd;
+	EXPECT_EQ(1, poll(&p, 1, 5000))
+		TH_LOG("no expiry for the timeout due 40 ms after the first two");
+	heard = now(self);
+	n = wt_read(self->fd, ev + 1, 2);
+	ASSERT_EQ(2, n);
+	for (i = 1; i <= n; i++) {
+		expect_in_time(_metadata, &ev[i], now(self));
+		if (ev[i].deadline != third)
+			continue;
+		EXPECT_LE(ev[i].fired_at, heard)
+			TH_LOG("the third was stamped %llu us after its deadline",
+			       (ev[i].fired_at - third) / USEC);
+	}
+	close(efd);
+}
+
+/*
  * Timeouts that one expiry finds due carry that expiry's reading, however
  * many reads take them and however late: a reader that takes 64 records
  * at a time does not make the rest look found later.
