@@ -27,12 +27,6 @@
 
 /* Entries taken off the wheel between two chances to reschedule. */
 #define WT_COLLECT_SLICE	256
-/*
- * Ids a file may lease beyond its max_pending: room for the adds a caller
- * queues and submits before it learns they failed (libwheeltimer queues at
- * most 64 batches).
- */
-#define WT_LEASE_SLACK		(64 * WT_BATCH_MAX)
 #define WT_ADD_FLAGS		(WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY | \
 				 WT_LEASED_ID)
 #define WT_PERIODIC_FLAGS	(WT_FIXED_RATE | WT_FIXED_DELAY)
@@ -1061,6 +1055,14 @@ int wt_core_advance(struct wt_core *core, struct wt_advance *adv)
  */
 int wt_core_check_config(const struct wt_config *cfg, u64 pending_limit)
 {
+	/*
+	 * A file at the ceiling, its leases and the index ranges they skip
+	 * (at most as many as it had before: ceil(max_pending / block) each
+	 * way) fit the 32 bits of an index (WT_STORE_MAX_BLOCKS).
+	 */
+	BUILD_BUG_ON(3ULL * WT_PENDING_CEILING + WT_LEASE_SLACK +
+		     4 * WT_BLOCK_TIMERS > U32_MAX);
+
 	if (cfg->reserved[0] || cfg->reserved[1] || cfg->reserved[2] ||
 	    cfg->flags & ~WT_CONFIG_VIRTUAL ||
 	    cfg->resolution < WT_RESOLUTION_MIN ||
@@ -1139,6 +1141,7 @@ int wt_core_query(struct wt_core *core, struct wt_query *q)
 void wt_core_stats(const struct wt_core *core, struct wt_stats *st)
 {
 	const struct wt_counters *c = &core->counters;
+	u32 blocks, skipped;
 
 	memset(st, 0, sizeof(*st));
 	st->context_id = core->id;
@@ -1154,5 +1157,7 @@ void wt_core_stats(const struct wt_core *core, struct wt_stats *st)
 	st->overruns = READ_ONCE(c->overruns);
 	st->hrtimer_programs = READ_ONCE(c->programs);
 	st->rewinds = READ_ONCE(c->rewinds);
-	st->timer_blocks = READ_ONCE(core->store.nr_blocks);
+	blocks = READ_ONCE(core->store.nr_blocks);
+	skipped = READ_ONCE(core->store.nr_skipped);
+	st->timer_blocks = blocks > skipped ? blocks - skipped : 0;
 }

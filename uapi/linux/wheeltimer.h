@@ -389,10 +389,14 @@ struct wt_eventfd {
  * final record read. So a program can name a timeout by its own number
  * from the start, with no table from its ids to the kernel's (changing the
  * generation at each reuse keeps a stale id from reaching a newer
- * timeout). Blocks are kept until the file is closed, and counted in the
- * storage of the opener's user (see the overview); a context leases at
- * most max_pending + 65536 ids, rounded up to whole blocks (-ENOSPC beyond,
- * as when the user's storage is full): room for adds that fail.
+ * timeout). A leased block's indexes were never used in the file before,
+ * so an id that went stale earlier (its timeout gone, its block given
+ * back when the file emptied) finds nothing (-ENOENT), whatever generation
+ * the caller gives its timeouts. Blocks are kept until the file is
+ * closed, and counted in the storage of the opener's user (see the
+ * overview); a context leases at most max_pending + 65536 ids, rounded up
+ * to whole blocks (-ENOSPC beyond, as when the user's storage is full):
+ * room for adds that fail.
  */
 struct wt_lease {
 	__u64 first;
