@@ -14,8 +14,10 @@
  * poller; what is due is collected by the reap that wants it, and stamped
  * with the clock of that reap (the module stamps what its hrtimer found
  * due with the expiry's reading), or with the reading of the call that
- * found it due already. There is no per-user limit: the memory is the
- * process's own.
+ * found it due already. On CLOCK_REALTIME a reap reads the timerfd
+ * whatever the clock says, a system call more, for a clock stepped back
+ * after the expiry (wtp_consume_expiry()). There is no per-user limit:
+ * the memory is the process's own.
  *
  * The descriptor a caller polls is an epoll descriptor holding two others:
  * the timerfd, armed by the core at the start of the wheel's earliest
@@ -195,13 +197,22 @@ static void wtp_signal(struct wtp *e)
 	e->signalled = ready;
 }
 
-/* Once the timerfd's time has come, consume its expiry: it is collected. */
+/*
+ * Once the timerfd's time has come, consume its expiry: it is collected.
+ * CLOCK_REALTIME may have stepped back since the timerfd expired, to
+ * before its time: there the timerfd is read whatever the clock says (a
+ * read before its time fails with EAGAIN), or an expiry the clock stepped
+ * back from would keep the descriptor readable with nothing to reap, and
+ * its poller would spin until the clock caught up.
+ */
 static void wtp_consume_expiry(struct wtp *e)
 {
 	const struct wt_core *core = &e->core;
 	uint64_t expirations;
 
-	if (!e->armed || core->armed > core->last_tick ||
+	if (!e->armed || core->armed > core->last_tick)
+		return;
+	if (core->clockid != CLOCK_REALTIME &&
 	    wt_core_clock(core) < core->armed * core->resolution)
 		return;
 	if (read(e->tfd, &expirations, sizeof(expirations)) ==
