@@ -1102,11 +1102,12 @@ void wt_core_configure(struct wt_core *core, const struct wt_config *cfg)
 /**
  * wt_core_query() - WT_IOC_QUERY
  * @core: the file
- * @q: in, @q->id; out, the answer
+ * @q: in, @q->id and every other field zero; out, the answer
  *
  * What is due is queued first, so that the counters say what QUERY says.
  *
- * Return: 0, or -ENOENT for an id no live timeout has (@q unchanged).
+ * Return: 0; -EINVAL if a field but @q->id is not zero, -ENOENT for an id
+ * no live timeout has (@q unchanged either way).
  */
 int wt_core_query(struct wt_core *core, struct wt_query *q)
 {
@@ -1114,6 +1115,10 @@ int wt_core_query(struct wt_core *core, struct wt_query *q)
 	bool fired;
 	u64 now;
 
+	/* So that any of them may become an input one day. */
+	if (q->flags || q->state || q->reserved || q->deadline ||
+	    q->remaining || q->cookie || q->period)
+		return -EINVAL;
 	t = wt_store_lookup(&core->store, q->id);
 	if (!t || wt_unplaced(t))
 		return -ENOENT;

@@ -138,6 +138,34 @@ TEST_F(wt, api_rejects_a_feature_it_lacks)
 	EXPECT_EQ(0, api.features);
 }
 
+/*
+ * The fields the kernel only writes must be zero on the way in, so that
+ * a later version may give them a meaning: -EINVAL, the answer zeroed.
+ */
+TEST_F(wt, api_rejects_anything_in_its_output_fields)
+{
+	struct wt_api api;
+	int field;
+
+	if (self->fd < 0)
+		return;
+	for (field = 0; field < 3; field++) {
+		api = (struct wt_api){ .api = WT_API_VERSION };
+		if (field == 0)
+			api.ioctls = 1ULL << _WT_IOC_API;
+		else if (field == 1)
+			api.event_size = sizeof(struct wt_event);
+		else
+			api.batch_max = WT_BATCH_MAX;
+		EXPECT_EQ(-EINVAL, wt_ret(ioctl(self->fd, WT_IOC_API, &api)))
+			TH_LOG("output field %d set", field);
+		EXPECT_EQ(0, api.api);
+		EXPECT_EQ(0, api.ioctls);
+		EXPECT_EQ(0, api.event_size);
+		EXPECT_EQ(0, api.batch_max);
+	}
+}
+
 TEST_F(wt, api_bad_pointer_is_efault)
 {
 	if (self->fd < 0)
@@ -1234,6 +1262,35 @@ TEST_F(wt, query_of_unknown_ids_and_bad_pointers_fails)
 	EXPECT_EQ(-ENOENT, wt_query(self->fd, 1, &q));
 	EXPECT_EQ(-EFAULT, wt_ret(ioctl(self->fd, WT_IOC_QUERY, (void *)8)));
 	ASSERT_UNCHANGED();
+}
+
+/*
+ * QUERY reads only @id: every other field must be zero on the way in, so
+ * that a later version may give one a meaning. A refused QUERY writes
+ * nothing back.
+ */
+TEST_F(wt, query_rejects_anything_but_an_id_on_the_way_in)
+{
+	struct wt_query q, sent;
+	unsigned int off;
+	__u64 id;
+
+	if (self->fd < 0)
+		return;
+	ASSERT_EQ(0, wt_add(self->fd, SEC, &id));
+	SNAPSHOT();
+	for (off = sizeof(q.id); off < sizeof(q); off += sizeof(__u32)) {
+		memset(&q, 0, sizeof(q));
+		q.id = id;
+		((unsigned char *)&q)[off] = 1;
+		sent = q;
+		EXPECT_EQ(-EINVAL, wt_ret(ioctl(self->fd, WT_IOC_QUERY, &q)))
+			TH_LOG("byte %u of struct wt_query set", off);
+		EXPECT_EQ(0, memcmp(&q, &sent, sizeof(q)));
+	}
+	ASSERT_UNCHANGED();
+	ASSERT_EQ(0, wt_query(self->fd, id, &q));
+	EXPECT_EQ(WT_STATE_PENDING, q.state);
 }
 
 /* ---- read() ---- */

@@ -127,9 +127,11 @@
  * @batch_max: out: the largest @count WT_IOC_BATCH accepts.
  *
  * The handshake is optional and changes nothing in the context: it tells a
- * program built against a newer header what this kernel implements. On
- * failure the struct is written back with every field zero, so that a
- * caller ignoring the return value still sees no features.
+ * program built against a newer header what this kernel implements. The
+ * output fields @ioctls, @event_size and @batch_max must be zero on the
+ * way in (-EINVAL otherwise), so that a later version may make any of them
+ * an input. On failure the struct is written back with every field zero,
+ * so that a caller ignoring the return value still sees no features.
  */
 struct wt_api {
 	__u64 api;
@@ -412,7 +414,10 @@ struct wt_lease {
 
 /**
  * struct wt_query - the state of one timeout, for WT_IOC_QUERY
- * @id: in: the timeout; unknown or stale ids fail with -ENOENT
+ * @id: in: the timeout; unknown or stale ids fail with -ENOENT. Every
+ *	other field is output only and must be zero on the way in (-EINVAL
+ *	otherwise), so that a later version may make any of them an input;
+ *	a call that fails writes nothing back.
  * @flags: out: the timeout's WT_FIXED_RATE or WT_FIXED_DELAY flag, or 0
  * @state: out: WT_STATE_PENDING or WT_STATE_FIRED (due: QUERY queues what
  *	is due before it answers)
@@ -558,6 +563,13 @@ struct wt_stats {
  * Unknown commands fail with -ENOTTY, unreadable or unwritable arguments
  * with -EFAULT. A call that fails changes nothing, except as WT_IOC_BATCH
  * says for its individual operations.
+ *
+ * Output fields: those of &struct wt_api and &struct wt_query must be
+ * zero on the way in, and may become inputs in a later version. Those of
+ * &struct wt_advance (@now, @expired), &struct wt_lease (@first, @count)
+ * and &struct wt_stats are accepted whatever they hold, as they were from
+ * the first version, and are fixed: they stay outputs. The structs that
+ * take inputs have zeroed reserved fields or flags to grow by instead.
  *
  * WT_IOC_API: the handshake, see &struct wt_api.
  *
