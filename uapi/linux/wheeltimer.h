@@ -52,10 +52,12 @@
  * poll(), select() and epoll waiters (EPOLLIN) and adds 1 to the eventfd
  * registered with WT_IOC_SET_EVENTFD, if any, and the timeouts are queued
  * as one &struct wt_event each by the first call that looks (read(),
- * poll(), WT_IOC_QUERY, WT_IOC_STATS). The eventfd is incremented by
- * exactly 1 at each such
- * expiry (timeouts due together share one; an expiry may also find nothing
- * due, when it only moves far timeouts closer), once per WT_IOC_ADVANCE
+ * poll(), WT_IOC_QUERY, WT_IOC_STATS). The hrtimer expires only at a tick
+ * at which a timeout is due, however far ahead it was set: a timeout a day
+ * away costs its waiters one wake-up. The eventfd is incremented by
+ * exactly 1 at each expiry (timeouts due together share one; an expiry
+ * finds nothing due only when the timeout it was armed for was cancelled
+ * or moved since), once per WT_IOC_ADVANCE
  * that queued records, once at WT_IOC_SET_EVENTFD if records are waiting,
  * and once when a call that kept the file busy ends after a non-blocking
  * read() was turned away (a poll() turned away is woken through the file,

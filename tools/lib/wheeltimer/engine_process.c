@@ -20,12 +20,12 @@
  * the memory is the process's own.
  *
  * The descriptor a caller polls is an epoll descriptor holding two others:
- * the timerfd, armed by the core at the start of the wheel's earliest
- * non-empty slot, and an eventfd that the engine keeps signalled, from the
- * end of each of its calls, while records may be ready at once (some wait,
- * a backlog is owed, or the core found timeouts due already). A wake-up
- * may still find nothing to reap: the timerfd also fires at the start of
- * a slot that only cascades. There is no eventfd for the caller to
+ * the timerfd, armed by the core for the first tick at which a timeout is
+ * due, and an eventfd that the engine keeps signalled, from the end of
+ * each of its calls, while records may be ready at once (some wait, a
+ * backlog is owed, or the core found timeouts due already). A wake-up may
+ * still find nothing to reap, when the timeout the timerfd was armed for
+ * was cancelled or moved since. There is no eventfd for the caller to
  * register: nothing would signal it when a timeout comes due while the
  * program is not in the library, so the engine lacks WT_FEATURE_EVENTFD
  * and callers poll the descriptor.

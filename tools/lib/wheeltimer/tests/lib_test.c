@@ -1293,7 +1293,7 @@ static void test_poll_fd(void)
 	CHECK_EQ(epoll_wait(ep, &ee, 1, 0), 0);
 	CHECK_EQ(wheeltimer_add(wt, 10 * MS, 0, 0, 1, &h), 0);
 	CHECK_EQ(wheeltimer_submit(wt), 1);
-	/* A wake-up for a slot that only cascades may find nothing. */
+	/* The one wake-up finds the record (none only cascades). */
 	for (i = 0; i < 100 && !r; i++) {
 		CHECK_EQ(epoll_wait(ep, &ee, 1, 30000), 1);
 		r = wheeltimer_reap(wt, ev, 4);
@@ -1329,6 +1329,42 @@ static void test_poll_fd(void)
 	CHECK_EQ(epoll_wait(ep, &ee, 1, 0), 1);
 	CHECK_EQ(wheeltimer_reap(wt, ev, 1), 1);
 	CHECK_EQ(epoll_wait(ep, &ee, 1, 0), 0);
+	close(ep);
+	wheeltimer_close(wt);
+}
+
+/*
+ * A timeout in the next slot of level 1, 5 ticks past its start: the
+ * descriptor becomes readable once, when the timeout is due, and that
+ * reap gets it. (The in-process engine's timerfd was armed for the slot's
+ * start, a wake-up with nothing to reap; the kernel's poll() hid it.)
+ */
+static void test_one_wakeup(void)
+{
+	struct epoll_event ee = { .events = EPOLLIN };
+	struct wheeltimer_event ev[4];
+	uint64_t h, now, deadline;
+	unsigned int wakeups = 0;
+	struct wheeltimer *wt;
+	int ep, r = 0;
+
+	CHECK_EQ(open_ctx(&wt, engine, 0, CLOCK_MONOTONIC, 0, 0), 0);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	CHECK(ep >= 0);
+	CHECK_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, wheeltimer_fd(wt), &ee), 0);
+	CHECK_EQ(wheeltimer_now(wt, &now), 0);
+	deadline = ((now / MS / 64 + 1) * 64 + 5) * MS;
+	CHECK_EQ(wheeltimer_add(wt, deadline, 0, WHEELTIMER_ABSTIME, 1, &h), 0);
+	CHECK_EQ(wheeltimer_submit(wt), 1);
+	while (!r && wakeups < 100) {
+		CHECK_EQ(epoll_wait(ep, &ee, 1, 30000), 1);
+		wakeups++;
+		r = wheeltimer_reap(wt, ev, 4);
+	}
+	CHECK_EQ(r, 1);
+	CHECK_EQ(wakeups, 1);
+	CHECK_EQ(ev[0].handle, h);
+	CHECK(ev[0].fired_at >= deadline);
 	close(ep);
 	wheeltimer_close(wt);
 }
@@ -2434,6 +2470,7 @@ static const struct tap_test tests[] = {
 	{ "due_uncollected_is_fired", test_due_uncollected },
 	{ "periodic_real_clock", test_periodic_real },
 	{ "poll_fd", test_poll_fd },
+	{ "one_wakeup_per_timeout", test_one_wakeup },
 	{ "wake_before_wait", test_wake_before_wait },
 	{ "wake_keeps_records", test_wake_keeps_records },
 	{ "wake_turns", test_wake_turns },
