@@ -27,12 +27,6 @@
 
 /* Entries taken off the wheel between two chances to reschedule. */
 #define WT_COLLECT_SLICE	256
-/*
- * Ids a file may lease beyond its max_pending: room for the adds a caller
- * queues and submits before it learns they failed (libwheeltimer queues at
- * most 64 batches).
- */
-#define WT_LEASE_SLACK		(64 * WT_BATCH_MAX)
 #define WT_ADD_FLAGS		(WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY | \
 				 WT_LEASED_ID)
 #define WT_PERIODIC_FLAGS	(WT_FIXED_RATE | WT_FIXED_DELAY)
@@ -672,11 +666,23 @@ static unsigned int wt_expire(struct wt_core *core, u64 now, u64 nowtick,
 	return n;
 }
 
-/* How a collection at one reading ended. */
+/*
+ * How a collection at one reading ended: WT_DRAINED, everything due at the
+ * reading is on the ready list; WT_STOPPED, more is due at it, and @want
+ * records were ready or a fatal signal came.
+ */
 enum wt_collected {
-	WT_DRAINED,	/* everything due at the reading is on the ready list */
-	WT_STOPPED,	/* @want records were ready, or a fatal signal came */
+	WT_DRAINED,
+	WT_STOPPED,
 };
+
+/* Whether the wheel holds a timeout due at the tick @tick. */
+static bool wt_due_by(const struct wt_core *core, u64 tick)
+{
+	u64 next;
+
+	return wt_wheel_next_expiry(&core->wheel, &next) && next <= tick;
+}
 
 /*
  * Hand out what is due at the reading @at, stamped @at, in slices, until
@@ -688,8 +694,9 @@ static enum wt_collected wt_collect_at(struct wt_core *core, u64 at, u64 want)
 	unsigned int budget;
 
 	for (;;) {
+		/* Only what is due at @at is left behind: not a mere "full". */
 		if (core->nr_ready >= want)
-			return WT_STOPPED;
+			return wt_due_by(core, attick) ? WT_STOPPED : WT_DRAINED;
 		budget = WT_COLLECT_SLICE;
 		wt_expire(core, at, attick, &budget);
 		if (budget)
@@ -1048,6 +1055,14 @@ int wt_core_advance(struct wt_core *core, struct wt_advance *adv)
  */
 int wt_core_check_config(const struct wt_config *cfg, u64 pending_limit)
 {
+	/*
+	 * A file at the ceiling, its leases and the index ranges they skip
+	 * (at most as many as it had before: ceil(max_pending / block) each
+	 * way) fit the 32 bits of an index (WT_STORE_MAX_BLOCKS).
+	 */
+	BUILD_BUG_ON(3ULL * WT_PENDING_CEILING + WT_LEASE_SLACK +
+		     4 * WT_BLOCK_TIMERS > U32_MAX);
+
 	if (cfg->reserved[0] || cfg->reserved[1] || cfg->reserved[2] ||
 	    cfg->flags & ~WT_CONFIG_VIRTUAL ||
 	    cfg->resolution < WT_RESOLUTION_MIN ||
@@ -1087,11 +1102,12 @@ void wt_core_configure(struct wt_core *core, const struct wt_config *cfg)
 /**
  * wt_core_query() - WT_IOC_QUERY
  * @core: the file
- * @q: in, @q->id; out, the answer
+ * @q: in, @q->id and every other field zero; out, the answer
  *
  * What is due is queued first, so that the counters say what QUERY says.
  *
- * Return: 0, or -ENOENT for an id no live timeout has (@q unchanged).
+ * Return: 0; -EINVAL if a field but @q->id is not zero, -ENOENT for an id
+ * no live timeout has (@q unchanged either way).
  */
 int wt_core_query(struct wt_core *core, struct wt_query *q)
 {
@@ -1099,6 +1115,10 @@ int wt_core_query(struct wt_core *core, struct wt_query *q)
 	bool fired;
 	u64 now;
 
+	/* So that any of them may become an input one day. */
+	if (q->flags || q->state || q->reserved || q->deadline ||
+	    q->remaining || q->cookie || q->period)
+		return -EINVAL;
 	t = wt_store_lookup(&core->store, q->id);
 	if (!t || wt_unplaced(t))
 		return -ENOENT;
@@ -1126,6 +1146,7 @@ int wt_core_query(struct wt_core *core, struct wt_query *q)
 void wt_core_stats(const struct wt_core *core, struct wt_stats *st)
 {
 	const struct wt_counters *c = &core->counters;
+	u32 blocks, skipped;
 
 	memset(st, 0, sizeof(*st));
 	st->context_id = core->id;
@@ -1141,5 +1162,7 @@ void wt_core_stats(const struct wt_core *core, struct wt_stats *st)
 	st->overruns = READ_ONCE(c->overruns);
 	st->hrtimer_programs = READ_ONCE(c->programs);
 	st->rewinds = READ_ONCE(c->rewinds);
-	st->timer_blocks = READ_ONCE(core->store.nr_blocks);
+	blocks = READ_ONCE(core->store.nr_blocks);
+	skipped = READ_ONCE(core->store.nr_skipped);
+	st->timer_blocks = blocks > skipped ? blocks - skipped : 0;
 }

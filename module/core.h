@@ -41,6 +41,18 @@
 #define WT_NOW_LATER		U64_MAX
 /* What wt_core_add() and wt_core_cancel() say of a timeout not placed. */
 #define WT_CORE_UNPLACED	0x100
+/*
+ * Ids a file may lease beyond its max_pending: room for the adds a caller
+ * queues and submits before it learns they failed (libwheeltimer queues at
+ * most 64 batches).
+ */
+#define WT_LEASE_SLACK		(64 * WT_BATCH_MAX)
+/*
+ * The most max_pending any file may have: its ids, those it may lease and
+ * the index ranges its leases skip (store.h) must all fit the 32 bits of
+ * an index, leases included (wt_core_check_config() checks the sum).
+ */
+#define WT_PENDING_CEILING	BIT(30)
 
 /**
  * struct wt_counters - what happened in a file, as fdinfo and

@@ -14,16 +14,18 @@
  * poller; what is due is collected by the reap that wants it, and stamped
  * with the clock of that reap (the module stamps what its hrtimer found
  * due with the expiry's reading), or with the reading of the call that
- * found it due already. There is no per-user limit: the memory is the
- * process's own.
+ * found it due already. On CLOCK_REALTIME a reap reads the timerfd
+ * whatever the clock says, a system call more, for a clock stepped back
+ * after the expiry (wtp_consume_expiry()). There is no per-user limit:
+ * the memory is the process's own.
  *
  * The descriptor a caller polls is an epoll descriptor holding two others:
- * the timerfd, armed by the core at the start of the wheel's earliest
- * non-empty slot, and an eventfd that the engine keeps signalled, from the
- * end of each of its calls, while records may be ready at once (some wait,
- * a backlog is owed, or the core found timeouts due already). A wake-up
- * may still find nothing to reap: the timerfd also fires at the start of
- * a slot that only cascades. There is no eventfd for the caller to
+ * the timerfd, armed by the core for the first tick at which a timeout is
+ * due, and an eventfd that the engine keeps signalled, from the end of
+ * each of its calls, while records may be ready at once (some wait, a
+ * backlog is owed, or the core found timeouts due already). A wake-up may
+ * still find nothing to reap, when the timeout the timerfd was armed for
+ * was cancelled or moved since. There is no eventfd for the caller to
  * register: nothing would signal it when a timeout comes due while the
  * program is not in the library, so the engine lacks WT_FEATURE_EVENTFD
  * and callers poll the descriptor.
@@ -195,13 +197,22 @@ static void wtp_signal(struct wtp *e)
 	e->signalled = ready;
 }
 
-/* Once the timerfd's time has come, consume its expiry: it is collected. */
+/*
+ * Once the timerfd's time has come, consume its expiry: it is collected.
+ * CLOCK_REALTIME may have stepped back since the timerfd expired, to
+ * before its time: there the timerfd is read whatever the clock says (a
+ * read before its time fails with EAGAIN), or an expiry the clock stepped
+ * back from would keep the descriptor readable with nothing to reap, and
+ * its poller would spin until the clock caught up.
+ */
 static void wtp_consume_expiry(struct wtp *e)
 {
 	const struct wt_core *core = &e->core;
 	uint64_t expirations;
 
-	if (!e->armed || core->armed > core->last_tick ||
+	if (!e->armed || core->armed > core->last_tick)
+		return;
+	if (core->clockid != CLOCK_REALTIME &&
 	    wt_core_clock(core) < core->armed * core->resolution)
 		return;
 	if (read(e->tfd, &expirations, sizeof(expirations)) ==

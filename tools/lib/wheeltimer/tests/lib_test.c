@@ -2,10 +2,11 @@
 /*
  * lib_test.c - libwheeltimer's test suite, the same cases on either engine
  *
- *   lib_test -e process|kernel [-n HANDLES] [-u UNIT]
+ *   lib_test [-c] -e process|kernel [-n HANDLES] [-u UNIT]
  *
  * -n sets the size of the request-timeout case (1000000), -u the name of
- * the TAP unit (lib/ENGINE).
+ * the TAP unit (lib/ENGINE); -c lets the cases that step CLOCK_REALTIME
+ * run (as root, in a VM: tests/run-vm), which are skipped otherwise.
  *
  * Every case opens its contexts on the engine named by -e, so the same
  * expectations hold the kernel's /dev/wheeltimer and the in-process engine
@@ -57,6 +58,8 @@ static uint32_t engine;
 	(engine == WHEELTIMER_ENGINE_PROCESS ? (process) : (kernel))
 static const char *engine_name;
 static unsigned long n_request = 1000000;
+/* -c: the tests may step CLOCK_REALTIME (in a VM, as root). */
+static bool may_step_clock;
 
 static int open_ctx(struct wheeltimer **wt, uint32_t eng, uint32_t flags,
 		    int32_t clockid, uint64_t max_pending, uint32_t depth)
@@ -864,6 +867,85 @@ static void test_clock_back(void)
 	wheeltimer_close(wt);
 }
 
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * SEC + ts.tv_nsec;
+}
+
+static int set_wall_clock(uint64_t ns)
+{
+	struct timespec ts = { ns / SEC, ns % SEC };
+
+	return clock_settime(CLOCK_REALTIME, &ts) ? -errno : 0;
+}
+
+/*
+ * CLOCK_REALTIME steps back a second after the file's timer expired and
+ * before anyone reaped, to after the last reading the file took: the
+ * descriptor must not stay readable with nothing to reap (the in-process
+ * engine's poller spun there, its timerfd never read again, until the
+ * clock caught up). The kernel engine's poll collected the record at the
+ * expiry already; the in-process engine, which collects at the reap, gets
+ * it when the clock reaches the deadline again, here when the clock is
+ * put back. Either way one record, never before its deadline. Steps the
+ * machine's clock: only with -c (tests/run-vm, in the VM, as root).
+ */
+static void test_clock_back_after_expiry(void)
+{
+	struct epoll_event ee = { .events = EPOLLIN };
+	struct wheeltimer_event ev[4];
+	uint64_t h, deadline, wall, mono, end;
+	unsigned int turns = 0;
+	struct wheeltimer *wt;
+	int ep, got = 0, r;
+
+	if (!may_step_clock)
+		tap_skip("steps CLOCK_REALTIME: -c, as root in a VM (tests/run-vm)");
+	CHECK_EQ(open_ctx(&wt, engine, 0, CLOCK_REALTIME, 0, 0), 0);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	CHECK(ep >= 0);
+	CHECK_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, wheeltimer_fd(wt), &ee), 0);
+	deadline = clock_ns(CLOCK_REALTIME) + 2 * SEC;
+	CHECK_EQ(wheeltimer_add(wt, deadline, 0, WHEELTIMER_ABSTIME, 7, &h), 0);
+	CHECK_EQ(wheeltimer_submit(wt), 1);
+	/* Its tick has passed, and the timer has expired: readable. */
+	while (clock_ns(CLOCK_REALTIME) < deadline + 5 * MS)
+		usleep(1000);
+	CHECK_EQ(epoll_wait(ep, &ee, 1, 30000), 1);
+	wall = clock_ns(CLOCK_REALTIME);
+	mono = mono_ns();
+	CHECK_EQ(set_wall_clock(wall - SEC), 0);
+
+	/* A poll-and-reap loop for 300 ms: at most one turn finds nothing. */
+	end = mono_ns() + 300 * MS;
+	while (mono_ns() < end && turns < 1000) {
+		if (epoll_wait(ep, &ee, 1, 10) != 1)
+			continue;
+		r = wheeltimer_reap(wt, ev + got, 4 - got);
+		if (r > 0)
+			got += r;
+		else
+			turns++;
+	}
+	/* The clock back where it would be, before any check can fail. */
+	r = set_wall_clock(wall + mono_ns() - mono);
+	printf("# %u turns with nothing to reap in 300 ms after the step back\n",
+	       turns);
+	CHECK_EQ(r, 0);
+	CHECK(turns <= 1);
+	CHECK_EQ(got, BY_ENGINE(1, 0));
+	if (!got)
+		CHECK_EQ(wheeltimer_wait(wt, ev, 4, 30 * SEC), 1);
+	CHECK_EQ(ev[0].handle, h);
+	CHECK(ev[0].fired_at >= deadline);
+	CHECK_EQ(wheeltimer_reap(wt, ev, 4), 0);
+	close(ep);
+	wheeltimer_close(wt);
+}
+
 /* The request-timeout pattern at n_request handles. */
 static void test_request_timeouts(void)
 {
@@ -1211,7 +1293,7 @@ static void test_poll_fd(void)
 	CHECK_EQ(epoll_wait(ep, &ee, 1, 0), 0);
 	CHECK_EQ(wheeltimer_add(wt, 10 * MS, 0, 0, 1, &h), 0);
 	CHECK_EQ(wheeltimer_submit(wt), 1);
-	/* A wake-up for a slot that only cascades may find nothing. */
+	/* The one wake-up finds the record (none only cascades). */
 	for (i = 0; i < 100 && !r; i++) {
 		CHECK_EQ(epoll_wait(ep, &ee, 1, 30000), 1);
 		r = wheeltimer_reap(wt, ev, 4);
@@ -1247,6 +1329,42 @@ static void test_poll_fd(void)
 	CHECK_EQ(epoll_wait(ep, &ee, 1, 0), 1);
 	CHECK_EQ(wheeltimer_reap(wt, ev, 1), 1);
 	CHECK_EQ(epoll_wait(ep, &ee, 1, 0), 0);
+	close(ep);
+	wheeltimer_close(wt);
+}
+
+/*
+ * A timeout in the next slot of level 1, 5 ticks past its start: the
+ * descriptor becomes readable once, when the timeout is due, and that
+ * reap gets it. (The in-process engine's timerfd was armed for the slot's
+ * start, a wake-up with nothing to reap; the kernel's poll() hid it.)
+ */
+static void test_one_wakeup(void)
+{
+	struct epoll_event ee = { .events = EPOLLIN };
+	struct wheeltimer_event ev[4];
+	uint64_t h, now, deadline;
+	unsigned int wakeups = 0;
+	struct wheeltimer *wt;
+	int ep, r = 0;
+
+	CHECK_EQ(open_ctx(&wt, engine, 0, CLOCK_MONOTONIC, 0, 0), 0);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	CHECK(ep >= 0);
+	CHECK_EQ(epoll_ctl(ep, EPOLL_CTL_ADD, wheeltimer_fd(wt), &ee), 0);
+	CHECK_EQ(wheeltimer_now(wt, &now), 0);
+	deadline = ((now / MS / 64 + 1) * 64 + 5) * MS;
+	CHECK_EQ(wheeltimer_add(wt, deadline, 0, WHEELTIMER_ABSTIME, 1, &h), 0);
+	CHECK_EQ(wheeltimer_submit(wt), 1);
+	while (!r && wakeups < 100) {
+		CHECK_EQ(epoll_wait(ep, &ee, 1, 30000), 1);
+		wakeups++;
+		r = wheeltimer_reap(wt, ev, 4);
+	}
+	CHECK_EQ(r, 1);
+	CHECK_EQ(wakeups, 1);
+	CHECK_EQ(ev[0].handle, h);
+	CHECK(ev[0].fired_at >= deadline);
 	close(ep);
 	wheeltimer_close(wt);
 }
@@ -2343,6 +2461,7 @@ static const struct tap_test tests[] = {
 	{ "enospc", test_enospc },
 	{ "errors", test_errors },
 	{ "realtime_clock_set_back", test_clock_back },
+	{ "realtime_back_after_expiry", test_clock_back_after_expiry },
 	{ "request_timeouts", test_request_timeouts },
 	{ "auto_submit", test_auto_submit },
 	{ "submit_failure", test_submit_failure },
@@ -2351,6 +2470,7 @@ static const struct tap_test tests[] = {
 	{ "due_uncollected_is_fired", test_due_uncollected },
 	{ "periodic_real_clock", test_periodic_real },
 	{ "poll_fd", test_poll_fd },
+	{ "one_wakeup_per_timeout", test_one_wakeup },
 	{ "wake_before_wait", test_wake_before_wait },
 	{ "wake_keeps_records", test_wake_keeps_records },
 	{ "wake_turns", test_wake_turns },
@@ -2378,8 +2498,11 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	engine_name = "process";
-	while ((opt = getopt(argc, argv, "e:n:u:")) != -1) {
+	while ((opt = getopt(argc, argv, "ce:n:u:")) != -1) {
 		switch (opt) {
+		case 'c':
+			may_step_clock = true;
+			break;
 		case 'e':
 			engine_name = optarg;
 			break;
@@ -2390,7 +2513,8 @@ int main(int argc, char **argv)
 			unit_name = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-e process|kernel] [-n HANDLES] [-u UNIT]\n",
+			fprintf(stderr,
+				"usage: %s [-c] [-e process|kernel] [-n HANDLES] [-u UNIT]\n",
 				argv[0]);
 			return 2;
 		}
