@@ -463,7 +463,7 @@ int wheeltimer_set_params(struct wheeltimer *wt,
 		return -EINVAL;
 	if (wt->q_holes)
 		wtl_queue_compact(wt);
-	if (wt->handles.nr_live || wt->q_len || wt->deferred || wt->rq_len > wt->rq_head)
+	if (wt->handles.nr_live || wt->q_len || wt->rq_len > wt->rq_head)
 		return -EBUSY;
 	/* What the engine's handshake said, judged for these parameters. */
 	ret = wtl_check_api(&api, 0, params);

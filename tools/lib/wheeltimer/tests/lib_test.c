@@ -48,13 +48,6 @@
 
 static uint32_t engine;
 
-/*
- * What differs between the engines by design: the kernel engine sends
- * every operation at the submit; the in-process engine takes a cancel, and
- * an add it refuses, at the call (queue.c).
- */
-#define BY_ENGINE(kernel, process) \
-	(engine == WHEELTIMER_ENGINE_PROCESS ? (process) : (kernel))
 static const char *engine_name;
 static unsigned long n_request = 1000000;
 
@@ -670,6 +663,40 @@ static void test_stale_handles(void)
 	wheeltimer_close(wt);
 }
 
+/*
+ * After a submit, the place a handle's operation had in the queue may hold
+ * another handle's: a modify or cancel of the first is queued anew, never
+ * folded into the other's.
+ */
+static void test_stale_position(void)
+{
+	struct wheeltimer_event ev[4];
+	struct wheeltimer *wt;
+	uint64_t a, b, c;
+
+	CHECK_EQ(open_virtual(&wt), 0);
+	CHECK_EQ(wheeltimer_add(wt, 10 * MS, 0, 0, 1, &a), 0);
+	CHECK_EQ(wheeltimer_submit(wt), 1);
+	/* b's add takes the place a's had; a's modify goes after it. */
+	CHECK_EQ(wheeltimer_add(wt, 20 * MS, 0, 0, 2, &b), 0);
+	CHECK_EQ(wheeltimer_modify(wt, a, 30 * MS, 0, 0), 0);
+	CHECK_EQ(wheeltimer_queued(wt), 2);
+	CHECK_EQ(wheeltimer_submit(wt), 2);
+	/* And c's add; a's cancel goes after it. */
+	CHECK_EQ(wheeltimer_add(wt, 40 * MS, 0, 0, 3, &c), 0);
+	CHECK_EQ(wheeltimer_cancel(wt, a, 0), 0);
+	CHECK_EQ(wheeltimer_queued(wt), 2);
+	CHECK_EQ(advance_to(wt, 50 * MS), 2);
+	CHECK_EQ(reap_all(wt, ev, 4), 2);
+	CHECK_EQ(ev[0].handle, b);
+	CHECK_EQ(ev[0].deadline, 20 * MS);
+	CHECK_EQ(ev[1].handle, c);
+	CHECK_EQ(ev[1].deadline, 40 * MS);
+	CHECK_EQ(stat_of(wt, "cancelled"), 1);
+	CHECK_EQ(stat_of(wt, "lib_handles"), 0);
+	wheeltimer_close(wt);
+}
+
 /* Queue @n adds with cookies from @first and submit: all fail, full. */
 static int add_failing(struct wheeltimer *wt, uint64_t first, int n)
 {
@@ -679,7 +706,7 @@ static int add_failing(struct wheeltimer *wt, uint64_t first, int n)
 	for (i = 0; i < n; i++)
 		if (wheeltimer_add(wt, SEC, 0, 0, first + i, &h))
 			return -1;
-	return wheeltimer_submit(wt) == BY_ENGINE(n, 0) ? 0 : -1;
+	return wheeltimer_submit(wt) == n ? 0 : -1;
 }
 
 /* Reap the EV_ADD records of cookies @from to @to, in order, one by one. */
@@ -707,12 +734,8 @@ static void test_enospc(void)
 			  CLOCK_MONOTONIC, 4, 0), 0);
 	for (i = 0; i < 6; i++)
 		CHECK_EQ(wheeltimer_add(wt, MS, 0, 0, i, &h[i]), 0);
-	/*
-	 * Four fit; the rest fail and say so on their handles: at submit on
-	 * the kernel engine, which sends all six, and at once on the
-	 * in-process engine, which takes adds as they come and places four.
-	 */
-	CHECK_EQ(wheeltimer_submit(wt), BY_ENGINE(6, 4));
+	/* Four fit; the rest fail at the submit and say so on their handles. */
+	CHECK_EQ(wheeltimer_submit(wt), 6);
 	CHECK_EQ(wheeltimer_error(wt, h[3]), 0);
 	CHECK_EQ(wheeltimer_error(wt, h[4]), -ENOSPC);
 	CHECK_EQ(wheeltimer_query(wt, h[5], &info), 0);
@@ -738,7 +761,7 @@ static void test_enospc(void)
 	/* A failed add cancelled before its record is reaped: no record. */
 	for (i = 0; i < 5; i++)
 		CHECK_EQ(wheeltimer_add(wt, 5 * MS, 0, 0, i, &h[i]), 0);
-	CHECK_EQ(wheeltimer_submit(wt), BY_ENGINE(5, 4));
+	CHECK_EQ(wheeltimer_submit(wt), 5);
 	CHECK_EQ(wheeltimer_error(wt, h[4]), -ENOSPC);
 	CHECK_EQ(wheeltimer_cancel(wt, h[4], 0), 0);
 	CHECK_EQ(reap_all(wt, ev, 8), 0);
@@ -922,13 +945,8 @@ static void test_request_timeouts(void)
 	CHECK_EQ(st.delivered, n - cancels);
 	CHECK_EQ(st.live, 0);
 	CHECK_EQ(st.queue_resolved, resolved);
-	/*
-	 * Full batches only: one call per 1024 adds, then per 1024 cancels;
-	 * the in-process engine places 1024 adds a time too, and takes each
-	 * cancel at once.
-	 */
-	CHECK_EQ(st.submits, (n + 1023) / 1024 +
-		 BY_ENGINE((cancels + 1023) / 1024, 0));
+	/* Full batches only: one call per 1024 adds, then per 1024 cancels. */
+	CHECK_EQ(st.submits, (n + 1023) / 1024 + (cancels + 1023) / 1024);
 	CHECK_EQ(st.submitted, n + cancels);
 	CHECK_EQ(stat_of(wt, "lib_handles"), 0);
 	CHECK_EQ(stat_of(wt, "lib_dropped"), 0);
@@ -1015,14 +1033,9 @@ static void test_submit_failure(void)
 
 	CHECK_EQ(open_ctx(&wt, engine, WHEELTIMER_PARAM_VIRTUAL,
 			  CLOCK_MONOTONIC, 0, 4096), 0);
-	/* Everything through the queue, on either engine. */
 	real_engine = wt->engine;
 	failing = *wt->engine;
 	failing.batch = failing_batch;
-	failing.add = NULL;
-	failing.cancel = NULL;
-	failing.modify_deferred = NULL;
-	failing.place = NULL;
 	wt->engine = &failing;
 	for (i = 0; i < 3000; i++)
 		CHECK_EQ(wheeltimer_add(wt, (i + 1) * MS, 0, 0, i, &h[i]), 0);
@@ -1181,7 +1194,7 @@ static void test_due_uncollected(void)
 	CHECK_EQ(info.state, WHEELTIMER_STATE_FIRED);
 	CHECK_EQ(wheeltimer_cancel(wt, a, WHEELTIMER_NOTIFY), 0);
 	CHECK_EQ(wheeltimer_modify(wt, b, SEC, 0, WHEELTIMER_NOTIFY), 0);
-	CHECK_EQ(wheeltimer_submit(wt), BY_ENGINE(2, 1));
+	CHECK_EQ(wheeltimer_submit(wt), 2);
 	CHECK_EQ(wheeltimer_wait(wt, ev, 4, 30 * SEC), 3);
 	CHECK_EQ(ev[0].flags, WHEELTIMER_EV_CANCEL | WHEELTIMER_EV_WITHDRAWN |
 			      WHEELTIMER_EV_FINAL);
@@ -2002,7 +2015,7 @@ static void test_set_params(void)
 	CHECK_EQ(wheeltimer_submit(wt), 1);
 	CHECK_EQ(wheeltimer_set_params(wt, &p), -EBUSY);
 	CHECK_EQ(wheeltimer_cancel(wt, h, 0), 0);
-	CHECK_EQ(wheeltimer_submit(wt), BY_ENGINE(1, 0));
+	CHECK_EQ(wheeltimer_submit(wt), 1);
 
 	/* Back to a virtual clock, which starts at 0 again. */
 	p.engine = WHEELTIMER_ENGINE_AUTO;
@@ -2340,6 +2353,7 @@ static const struct tap_test tests[] = {
 	{ "cancel_modify_after_submit", test_after_submit },
 	{ "withdraw_and_notify", test_withdraw },
 	{ "stale_handles", test_stale_handles },
+	{ "stale_queue_positions", test_stale_position },
 	{ "enospc", test_enospc },
 	{ "errors", test_errors },
 	{ "realtime_clock_set_back", test_clock_back },
