@@ -79,22 +79,9 @@ struct wtp {
 	struct wt_core core;
 };
 
-static uint64_t wtl_nr_warnings;
 static uint64_t wtp_contexts;
 static pthread_once_t wtp_caches_once = PTHREAD_ONCE_INIT;
 static int wtp_caches_err;
-
-void wtl_warn(const char *file, int line)
-{
-	(void)file;
-	(void)line;
-	__atomic_fetch_add(&wtl_nr_warnings, 1, __ATOMIC_RELAXED);
-}
-
-uint64_t wtl_warnings(void)
-{
-	return __atomic_load_n(&wtl_nr_warnings, __ATOMIC_RELAXED);
-}
 
 static struct wtp *wtp(const struct wheeltimer *wt)
 {

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <linux/wheeltimer.h>
 
@@ -326,13 +327,25 @@ int wtl_fdinfo_value(const char *text, const char *key, uint64_t *value);
 void wtl_stats_parse(const char *text, struct wheeltimer_stats *st);
 int wtl_read_file(const char *path, char *buf, size_t size);
 
-/* clock reading shared by the engines: the clock in ns, 0 before 1970 */
-uint64_t wtl_clock_ns(int32_t clockid);
-
-/* Test hook: rewrites an engine's handshake answer (tests only). */
-extern int (*wtl_api_hook)(uint32_t engine, struct wt_api *api, int ret);
-
-/* How many WARN_ON_ONCE()s fired in the wheel, in all contexts. */
+/* shim/bug.c: how many WARN_ON_ONCE()s fired in the core, in all contexts */
 uint64_t wtl_warnings(void);
+
+/* The clock @clockid in ns, 0 before 1970: the engines' and wait.c's. */
+static inline uint64_t wtl_clock_ns(int32_t clockid)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clockid, &ts) || ts.tv_sec < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#ifdef WTL_TEST
+/*
+ * The test build's hook (lib_test's flavours, never the library a
+ * program links): rewrites an engine's handshake answer.
+ */
+extern int (*wtl_api_hook)(uint32_t engine, struct wt_api *api, int ret);
+#endif
 
 #endif /* _WHEELTIMER_LIB_INTERNAL_H */

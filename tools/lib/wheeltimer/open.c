@@ -77,16 +77,9 @@ static_assert(offsetof(struct wheeltimer_event, handle) ==
 #define WTL_FEATURES_NEEDED	WT_FEATURE_LEASED_IDS
 #define WTL_QUEUE_MAX		(64U * WT_BATCH_MAX)
 
+#ifdef WTL_TEST
 int (*wtl_api_hook)(uint32_t engine, struct wt_api *api, int ret);
-
-uint64_t wtl_clock_ns(int32_t clockid)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clockid, &ts) || ts.tv_sec < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#endif
 
 void wheeltimer_params_init(struct wheeltimer_params *p)
 {
@@ -158,13 +151,15 @@ static uint64_t wtl_needed(const struct wheeltimer_params *p)
 	return needed;
 }
 
-/* The engine's answer, through the test hook if one is set. */
+/* The engine's answer (in the test build, through its hook if set). */
 static int wtl_handshake(struct wheeltimer *wt, struct wt_api *api)
 {
 	int ret = wt->engine->handshake(wt, api);
 
+#ifdef WTL_TEST
 	if (wtl_api_hook)
 		ret = wtl_api_hook(wt->engine->id, api, ret);
+#endif
 	return ret;
 }
 
