@@ -167,7 +167,7 @@ TEST_F(observe, tracepoints_show_a_known_sequence)
 	real = wt_open();
 	ASSERT_LE(0, real);
 	ctx2 = wt_fdinfo(real, "context_id");
-	ASSERT_EQ(0, wt_add(real, 2 * MSEC, &d));
+	ASSERT_EQ(0, wt_add(real, 20 * MSEC, &d));
 	ASSERT_EQ(1, wt_read(real, ev, 1));
 	close(real);
 	ASSERT_EQ(0, write_file(TRACEFS "/events/wheeltimer/enable", "0"));
@@ -200,10 +200,16 @@ TEST_F(observe, tracepoints_show_a_known_sequence)
 	EXPECT_EVENT(lines[8], "wheeltimer_deliver", "id=%#llx overruns=0 final=1",
 		     (unsigned long long)a);
 
+	/*
+	 * The add arms the hrtimer, unless the machine is so slow that the
+	 * deadline has passed before the call ends: then the file expires
+	 * at once, with nothing to program.
+	 */
 	n = trace_events(ctx2, lines, NULL, 32);
-	ASSERT_LE(4, n);
+	ASSERT_LE(3, n);
 	EXPECT_EVENT(lines[0], "wheeltimer_add", "id=%#llx", (unsigned long long)d);
-	EXPECT_EVENT(lines[1], "wheeltimer_hrtimer_program", "%s", "");
+	if (n > 3)
+		EXPECT_EVENT(lines[1], "wheeltimer_hrtimer_program", "%s", "");
 	EXPECT_EVENT(lines[n - 2], "wheeltimer_expire", "id=%#llx", (unsigned long long)d);
 	EXPECT_EVENT(lines[n - 1], "wheeltimer_deliver", "id=%#llx final=1",
 		     (unsigned long long)d);

@@ -138,8 +138,8 @@ TEST_F(real, fixed_rate_fires_on_its_grid)
 {
 	const __u64 period = 10 * MSEC;
 	struct wt_event ev[6];
+	int i, status;
 	__u64 id;
-	int i;
 
 	if (self->fd < 0)
 		return;
@@ -154,7 +154,10 @@ TEST_F(real, fixed_rate_fires_on_its_grid)
 				  (1 + ev[i - 1].overruns) * period,
 				  ev[i].deadline);
 	}
-	EXPECT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id));
+	/* The next period may have fired already on a slow machine. */
+	status = wt_cancel(self->fd, id);
+	EXPECT_TRUE(status == WT_STATUS_PENDING ||
+		    status == WT_STATUS_WITHDRAWN) TH_LOG("status %d", status);
 }
 
 TEST_F(real, fixed_delay_starts_each_period_at_the_read)
