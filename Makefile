@@ -742,8 +742,9 @@ LINT_ALL = $(filter-out %.mod.c,$(wildcard \
 		 tools/*/*/*/*/*.[ch] tools/*/*/*/*/*/*.[ch] \
 		 selftests/wheeltimer/*.[ch]))
 # libwheeltimer (tools/lib) is userspace C that any program links: its
-# types are <stdint.h>'s, not the kernel's u64, so it is checked without
-# PREFER_KERNEL_TYPES.
+# types are <stdint.h>'s, not the kernel's u64, and its attributes GCC's,
+# not the kernel's macros, so it is checked without PREFER_KERNEL_TYPES
+# and PREFER_DEFINED_ATTRIBUTE_MACRO.
 LINT_LIB = $(filter-out $(LINT_SHIM),$(filter tools/lib/%,$(LINT_ALL)))
 # The Java binding's JNI glue is userspace C too, and JNI's own names
 # (JNIEnv, NewDirectByteBuffer, ...) are CamelCase.
@@ -764,7 +765,8 @@ checkpatch: ksrc
 		--show-types --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 		-f $(LINT_COMPAT)
 	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
-		--show-types --ignore PREFER_KERNEL_TYPES -f $(LINT_LIB)
+		--show-types --ignore PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO \
+		-f $(LINT_LIB)
 	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
 		--show-types --ignore PREFER_KERNEL_TYPES,CAMELCASE -f $(LINT_JNI)
 

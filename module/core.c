@@ -34,7 +34,6 @@
 void wt_core_init(struct wt_core *core, u64 id)
 {
 	INIT_HLIST_HEAD(&core->ready);
-	INIT_LIST_HEAD(&core->unplaced);
 	core->id = id;
 }
 
@@ -50,14 +49,6 @@ u64 wt_core_now(const struct wt_core *core)
 	if (wt_core_is_virtual(core))
 		return READ_ONCE(core->vnow);
 	return wt_core_clock(core);
-}
-
-/* The same, noted as the last reading taken (@seen, and its tick). */
-static u64 wt_read_clock(struct wt_core *core)
-{
-	core->seen = wt_core_now(core);
-	core->seen_tick = div64_u64(core->seen, core->resolution);
-	return core->seen;
 }
 
 /*
@@ -134,7 +125,7 @@ static void wt_queue(struct wt_core *core, struct wt_timer *t, u64 tick)
 {
 	/* Due for the wheel: is it due for the clock too? */
 	if (tick <= core->wheel.clk)
-		wt_rewind(core, wt_tick_now(core, wt_read_clock(core)));
+		wt_rewind(core, wt_tick_now(core, wt_core_now(core)));
 	t->state = WT_TIMER_QUEUED;
 	wt_wheel_add(&core->wheel, &t->entry, tick);
 	if (tick < core->armed)
@@ -270,23 +261,10 @@ static void wt_place(struct wt_core *core, struct wt_timer *t, u64 slack)
 			     wt_timer_period(t)->period, t->cookie);
 }
 
-/* Whether @t was added and waits for wt_core_place(). */
-static bool wt_unplaced(const struct wt_timer *t)
-{
-	return t->state == WT_TIMER_UNPLACED ||
-	       t->state == WT_TIMER_UNPLACED_ABS;
-}
-
-/*
- * WT_OP_ADD. With @now WT_NOW_LATER, the timeout is taken, counted and
- * checked, but waits to be placed by wt_core_place(), whose reading a
- * relative deadline then counts from, and which refuses a deadline past
- * the last tick.
- */
+/* WT_OP_ADD; a relative deadline counts from the reading @now. */
 static int wt_op_add(struct wt_core *core, struct wt_op *op, u64 now)
 {
 	u64 periodic = op->flags & WT_PERIODIC_FLAGS;
-	bool later = now == WT_NOW_LATER;
 	struct wt_period *p;
 	struct wt_timer *t;
 	u64 deadline;
@@ -298,12 +276,9 @@ static int wt_op_add(struct wt_core *core, struct wt_op *op, u64 now)
 		return -EINVAL;
 	if (op->slack > WT_TIME_MAX)
 		return -EINVAL;
-	if (later)
-		deadline = op->deadline;
-	else
-		ret = wt_deadline(core, op->deadline, op->flags & WT_ABSTIME,
-				  now, &deadline);
-	if (!later && ret)
+	ret = wt_deadline(core, op->deadline, op->flags & WT_ABSTIME, now,
+			  &deadline);
+	if (ret)
 		return ret;
 	if (core->store.nr_live >= core->max_pending)
 		return -ENOSPC;
@@ -325,53 +300,8 @@ static int wt_op_add(struct wt_core *core, struct wt_op *op, u64 now)
 	}
 	if (!(op->flags & WT_LEASED_ID))
 		op->id = wt_timer_id(t);
-	if (later) {
-		t->state = op->flags & WT_ABSTIME ? WT_TIMER_UNPLACED_ABS :
-						    WT_TIMER_UNPLACED;
-		t->entry.expires = op->slack;
-		list_add_tail(&t->entry.node, &core->unplaced);
-		core->nr_unplaced++;
-		return WT_CORE_UNPLACED;
-	}
 	wt_place(core, t, op->slack);
 	return WT_STATUS_ADDED;
-}
-
-/**
- * wt_core_place() - place the timeouts whose relative deadline waited
- * @core: the file
- * @failed: called for each that cannot be placed, with its id, after it is
- *	released: -ERANGE, its deadline lies past the last tick
- * @arg: for @failed
- *
- * In the order they were added, with one reading of the clock; then the
- * file's timer is programmed.
- */
-void wt_core_place(struct wt_core *core,
-		   void (*failed)(void *arg, u64 id, int err), void *arg)
-{
-	struct wt_timer *t, *next;
-	u64 now, id;
-
-	if (!core->nr_unplaced)
-		return;
-	now = wt_read_clock(core);
-	list_for_each_entry_safe(t, next, &core->unplaced, entry.node) {
-		list_del_init(&t->entry.node);
-		if (wt_deadline(core, t->deadline,
-				t->state == WT_TIMER_UNPLACED_ABS, now,
-				&t->deadline)) {
-			id = wt_timer_id(t);
-			wt_store_put(&core->store, t);
-			failed(arg, id, -ERANGE);
-			continue;
-		}
-		wt_place(core, t, t->entry.expires);
-	}
-	core->nr_unplaced = 0;
-	wt_trim(core);
-	if (core->reprogram)
-		wt_core_program(core);
 }
 
 /*
@@ -406,12 +336,6 @@ static int wt_cancel(struct wt_core *core, u64 id, u64 due)
 
 	if (!t)
 		return -ENOENT;
-	if (wt_unplaced(t)) {
-		list_del_init(&t->entry.node);
-		core->nr_unplaced--;
-		wt_store_put(&core->store, t);
-		return WT_CORE_UNPLACED;
-	}
 	status = wt_unlink(core, t, due);
 	if (status == WT_STATUS_PENDING)
 		wt_count(core, cancelled, 1);
@@ -442,7 +366,7 @@ static int wt_op_modify(struct wt_core *core, struct wt_op *op, u64 now,
 	if (status)
 		return status;
 	t = wt_store_lookup(&core->store, op->id);
-	if (!t || wt_unplaced(t))
+	if (!t)
 		return -ENOENT;
 	status = wt_unlink(core, t, due);
 	t->deadline = deadline;
@@ -530,7 +454,7 @@ unsigned int wt_core_apply(struct wt_core *core, struct wt_op *ops,
 	u64 now, due;
 
 	if (wt_ops_need_clock(core, ops, n)) {
-		now = wt_read_clock(core);
+		now = wt_core_now(core);
 		due = wt_due_tick(core, now);
 	} else {
 		now = 0;
@@ -544,67 +468,6 @@ unsigned int wt_core_apply(struct wt_core *core, struct wt_op *ops,
 	if (core->reprogram)
 		wt_core_program(core);
 	return done;
-}
-
-/**
- * wt_core_add() - WT_OP_ADD alone, for a driver with no batch to copy
- * @core: the file
- * @op: the operation; an add's @id is set on success
- * @now: the reading a relative deadline counts from, or WT_NOW_LATER to
- *	have the timeout wait for the next wt_core_place()
- *
- * Return: WT_STATUS_ADDED, WT_CORE_UNPLACED if the timeout waits for
- * wt_core_place(), or a negative errno as WT_OP_ADD's.
- */
-int wt_core_add(struct wt_core *core, struct wt_op *op, u64 now)
-{
-	int ret = wt_op_add(core, op, now);
-
-	if (core->reprogram)
-		wt_core_program(core);
-	return ret;
-}
-
-/**
- * wt_core_cancel() - cancel the timeout @id, as WT_OP_CANCEL alone does
- * @core: the file
- * @id: its id
- *
- * Whether it had fired is decided at the core's last reading, without
- * reading the clock again.
- *
- * Return: a WT_STATUS_*, WT_CORE_UNPLACED for a timeout that was never
- * placed (it is gone, and nothing counted it), or -ENOENT.
- */
-int wt_core_cancel(struct wt_core *core, u64 id)
-{
-	int ret = wt_cancel(core, id, wt_due_after(core, core->seen_tick));
-
-	wt_trim(core);
-	return ret;
-}
-
-/**
- * wt_core_modify_unplaced() - give a timeout not placed yet another
- *	deadline, slack and WT_ABSTIME, as a MODIFY would
- * @core: the file
- * @op: the MODIFY, checked when the timeout is placed
- *
- * Return: 0, or -ENOENT if @op->id names no timeout that waits.
- */
-int wt_core_modify_unplaced(struct wt_core *core, const struct wt_op *op)
-{
-	struct wt_timer *t = wt_store_lookup(&core->store, op->id);
-
-	if (!t || !wt_unplaced(t))
-		return -ENOENT;
-	t->state = op->flags & WT_ABSTIME ? WT_TIMER_UNPLACED_ABS :
-					    WT_TIMER_UNPLACED;
-	t->deadline = op->deadline;
-	t->entry.expires = op->slack;
-	if (t->kind != WT_KIND_ONESHOT)
-		wt_timer_period(t)->slack = op->slack;
-	return 0;
 }
 
 /**
@@ -740,7 +603,7 @@ void wt_core_collect(struct wt_core *core, u64 want)
 
 	if (wt_core_is_virtual(core))
 		return;
-	now = wt_read_clock(core);
+	now = wt_core_now(core);
 	nowtick = wt_tick_now(core, now);
 	if (core->backlog) {
 		at = core->backlog_at;
@@ -787,7 +650,7 @@ void wt_core_program(struct wt_core *core)
 	if (tick >= core->armed)
 		return;
 	/* Already due: expire now, not by the timer a moment later. */
-	now = wt_read_clock(core);
+	now = wt_core_now(core);
 	if (tick <= wt_tick_now(core, now)) {
 		wt_core_expire_now(core, now);
 		return;
@@ -884,7 +747,7 @@ static unsigned int wt_take(struct wt_core *core, struct wt_event *ev,
 	max = min_t(unsigned int, max, WT_READ_BATCH);
 	if (core->nr_ready < max)
 		wt_core_collect(core, max);
-	now = wt_read_clock(core);
+	now = wt_core_now(core);
 	for (node = core->ready.first; node && n < max; n++) {
 		t = container_of(node, struct wt_timer, ready.link);
 		node = node->next;
@@ -1093,7 +956,7 @@ void wt_core_configure(struct wt_core *core, const struct wt_config *cfg)
 	WRITE_ONCE(core->armed, WT_UNARMED);
 	core->reprogram = false;
 	WRITE_ONCE(core->backlog, false);
-	wt_wheel_init(&core->wheel, wt_tick_now(core, wt_read_clock(core)));
+	wt_wheel_init(&core->wheel, wt_tick_now(core, wt_core_now(core)));
 	core->collected = core->wheel.clk;
 }
 
@@ -1120,11 +983,11 @@ int wt_core_query(struct wt_core *core, struct wt_query *q)
 	    q->remaining || q->cookie || q->period)
 		return -EINVAL;
 	t = wt_store_lookup(&core->store, q->id);
-	if (!t || wt_unplaced(t))
+	if (!t)
 		return -ENOENT;
 	wt_core_collect(core, WT_COLLECT_ALL);
 	/* Fired: ready, or due though a fatal signal cut the collection. */
-	now = wt_read_clock(core);
+	now = wt_core_now(core);
 	fired = t->state == WT_TIMER_READY ||
 		t->entry.expires < wt_due_tick(core, now);
 	memset(q, 0, sizeof(*q));

@@ -38,8 +38,6 @@ enum wt_state {
 	WT_TIMER_FREE,		/* on the store's free list */
 	WT_TIMER_QUEUED,	/* in the wheel */
 	WT_TIMER_READY,		/* on the ready list, or taken off it by read() */
-	WT_TIMER_UNPLACED,	/* added, its relative deadline not placed yet */
-	WT_TIMER_UNPLACED_ABS,	/* added, its absolute deadline not placed yet */
 };
 
 /**

@@ -81,22 +81,9 @@ struct wtp {
 	struct wt_core core;
 };
 
-static uint64_t wtl_nr_warnings;
 static uint64_t wtp_contexts;
 static pthread_once_t wtp_caches_once = PTHREAD_ONCE_INIT;
 static int wtp_caches_err;
-
-void wtl_warn(const char *file, int line)
-{
-	(void)file;
-	(void)line;
-	__atomic_fetch_add(&wtl_nr_warnings, 1, __ATOMIC_RELAXED);
-}
-
-uint64_t wtl_warnings(void)
-{
-	return __atomic_load_n(&wtl_nr_warnings, __ATOMIC_RELAXED);
-}
 
 static struct wtp *wtp(const struct wheeltimer *wt)
 {
@@ -254,44 +241,6 @@ static int wtp_advance(struct wheeltimer *wt, struct wt_advance *adv)
 
 	wtp_signal(e);
 	return ret;
-}
-
-/* An add, taken now and placed by wtp_place(); 0 or why it is refused. */
-static int wtp_add(struct wheeltimer *wt, struct wt_op *op)
-{
-	struct wtp *e = wtp(wt);
-	int ret = wt_core_add(&e->core, op, WT_NOW_LATER);
-
-	return ret < 0 ? ret : 0;
-}
-
-static int wtp_cancel(struct wheeltimer *wt, uint64_t handle)
-{
-	int ret = wt_core_cancel(&wtp(wt)->core, handle);
-
-	/* Fewer records, if any: the descriptor is made right at the next read. */
-	return ret == WT_CORE_UNPLACED ? WTL_UNSUBMITTED : ret;
-}
-
-static int wtp_modify_deferred(struct wheeltimer *wt, const struct wt_op *op)
-{
-	return wt_core_modify_unplaced(&wtp(wt)->core, op);
-}
-
-static void wtp_refused(void *arg, u64 id, int err)
-{
-	wtl_placed(arg, id, err);
-}
-
-/* Place the adds taken since the last time, in order: one clock reading. */
-static int wtp_place(struct wheeltimer *wt)
-{
-	struct wtp *e = wtp(wt);
-	unsigned int n = wt->deferred;
-
-	wt_core_place(&e->core, wtp_refused, wt);
-	wtp_signal(e);
-	return n;
 }
 
 static int wtp_lease(struct wheeltimer *wt, uint32_t *first, uint32_t *count)
@@ -486,10 +435,6 @@ const struct wtl_engine wtl_process_engine = {
 	.advance	= wtp_advance,
 	.set_eventfd	= NULL,
 	.lease		= wtp_lease,
-	.add		= wtp_add,
-	.cancel		= wtp_cancel,
-	.modify_deferred = wtp_modify_deferred,
-	.place		= wtp_place,
 	.query		= wtp_query,
 	.now		= wtp_now,
 	.fdinfo		= wtp_fdinfo,
