@@ -14,8 +14,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -52,10 +54,11 @@ final class Store {
     /** A node's row: a new lease, with a generation one above any earlier one of this name. */
     static long register(Connection c, String node, long leaseMs) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement("""
-                INSERT INTO wt_node AS n (node, generation, expires_at)
-                VALUES (?, 1, clock_timestamp() + ? * interval '1 millisecond')
+                INSERT INTO wt_node AS n (node, generation, expires_at, registered_at)
+                VALUES (?, 1, clock_timestamp() + ? * interval '1 millisecond', clock_timestamp())
                 ON CONFLICT (node) DO UPDATE
-                    SET generation = n.generation + 1, expires_at = EXCLUDED.expires_at
+                    SET generation = n.generation + 1, expires_at = EXCLUDED.expires_at,
+                        registered_at = EXCLUDED.registered_at
                 RETURNING generation""")) {
             ps.setString(1, node);
             ps.setLong(2, leaseMs);
@@ -229,16 +232,30 @@ final class Store {
      * racing over several occurrences wait for each other in one order and
      * never deadlock. {@code error}: the handler's failure, for a run of
      * one that failed.
+     *
+     * <p>A row inserted is the run of one occurrence: the one of its key
+     * and version. Two occurrences of one key can come in one batch (the
+     * agenda armed a newer version of a job whose occurrence had fired and
+     * was waiting for a runner; or a slot moved away and back while its
+     * occurrences waited): only the newest version is offered to the
+     * insert, and the others are returned as not inserted, so that a
+     * handler runs once per row, whatever the batch holds.
      */
     static Set<Occurrence> recordRuns(Connection c, String node, long generation,
                                       List<Occurrence> runs, String error) throws SQLException {
-        int n = runs.size();
+        Map<String, Occurrence> byKey = new HashMap<>();
+        for (Occurrence o : runs) {
+            byKey.merge(key(o.job.id(), o.dueUs), o,
+                        (a, b) -> b.job.version() > a.job.version() ? b : a);
+        }
+        List<Occurrence> offered = new ArrayList<>(byKey.values());
+        int n = offered.size();
         Long[] ids = new Long[n];
         String[] due = new String[n];
         Long[] versions = new Long[n];
         String[] fired = new String[n];
         for (int i = 0; i < n; i++) {
-            Occurrence o = runs.get(i);
+            Occurrence o = offered.get(i);
             ids[i] = o.job.id();
             due[i] = Micros.toInstant(o.dueUs).toString();
             versions[i] = o.job.version();
@@ -256,7 +273,7 @@ final class Store {
                                   AND n.expires_at > clock_timestamp())
                  ORDER BY f.job_id, f.scheduled_at
                 ON CONFLICT (job_id, scheduled_at) DO NOTHING
-                RETURNING job_id, scheduled_at""")) {
+                RETURNING job_id, scheduled_at, version""")) {
             ps.setString(1, node);
             ps.setLong(2, generation);
             ps.setString(3, error);
@@ -266,19 +283,20 @@ final class Store {
             ps.setArray(7, c.createArrayOf("text", fired));
             ps.setString(8, node);
             ps.setLong(9, generation);
-            Set<String> keys = new HashSet<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    keys.add(rs.getLong(1) + "@" + micros(rs.getObject(2, OffsetDateTime.class)));
-                }
-            }
-            for (Occurrence o : runs) {
-                if (keys.contains(o.job.id() + "@" + o.dueUs)) {
-                    inserted.add(o);
+                    Occurrence o = byKey.get(key(rs.getLong(1), micros(rs.getObject(2, OffsetDateTime.class))));
+                    if (o != null && o.job.version() == rs.getLong(3)) {
+                        inserted.add(o);
+                    }
                 }
             }
         }
         return inserted;
+    }
+
+    private static String key(long jobId, long dueUs) {
+        return jobId + "@" + dueUs;
     }
 
     static long micros(OffsetDateTime t) {
