@@ -12,8 +12,10 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -28,8 +30,9 @@ import java.util.concurrent.TimeUnit;
  *     {@link Renewer} renews it, on a thread of its own.)
  * <li><b>Ring.</b> Reads the live nodes after each renewal, when one joins or
  *     leaves (a notification), and when a peer's lease is due to lapse (a
- *     timeout in the wheel at that time); when the ring changes, publishes
- *     the new view, forgets the slots it lost and loads those it gained.
+ *     timeout in the wheel at that time); ends the sessions of a peer whose
+ *     lease lapsed; when the ring changes, publishes the new view, forgets
+ *     the slots it lost and loads those it gained.
  * <li><b>Window.</b> Every half window, moves the horizon a window ahead
  *     of now and loads its jobs due before it; deletes its finished jobs,
  *     and forgets nodes dead for ten leases.
@@ -57,6 +60,10 @@ final class Control implements Runnable {
 
     private long nextWindowNanos;
     private Timeout watch;
+    /** The other nodes live at the last read of the ring. */
+    private Set<String> peers = Set.of();
+    /** Nodes whose sessions this one was refused the right to end, each reported once. */
+    private final Set<String> refused = new HashSet<>();
 
     Control(Scheduler node) {
         this.node = node;
@@ -171,7 +178,7 @@ final class Control implements Runnable {
                 node.stats.retries.increment();
                 LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": " + e.getMessage()
                         + " (retrying)");
-                backoff.sleep();
+                backoff.sleepAfter(e);
                 continue;
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.ERROR, node.name() + ": control step failed (retrying)", e);
@@ -216,6 +223,10 @@ final class Control implements Runnable {
                 + node.lease.generation() + ") lost: " + reason + "; forgetting "
                 + node.agenda.size() + " armed jobs and joining again");
         node.stats.fenced.increment();
+        // Its peers' sessions are no longer its to judge: after a restart
+        // of the database all leases lapse, and a peer's new sessions are
+        // its way back.
+        peers = Set.of();
         node.lease.revoke();
         node.publish(View.NONE);
         node.agenda.clear();
@@ -251,6 +262,14 @@ final class Control implements Runnable {
             fence("the database no longer lists it as alive");
             return;
         }
+        Set<String> now = new HashSet<>(names);
+        now.remove(node.name());
+        List<String> gone = new ArrayList<>(peers);
+        gone.removeAll(now);
+        if (!gone.isEmpty()) {
+            endSessions(c, gone);
+        }
+        peers = now;
         if (watch != null) {
             watch.cancel();
         }
@@ -277,6 +296,35 @@ final class Control implements Runnable {
         LOG.log(System.Logger.Level.INFO, () -> node.name() + ": ring " + ring.nodes() + ": "
                 + gained.length + " slots gained (" + jobs + " jobs loaded in " + ms + " ms), "
                 + lost.length + " lost");
+    }
+
+    /**
+     * Ends the sessions of the peers that left the ring, those whose lease
+     * lapsed (not those that left cleanly): one stopped or cut off inside a
+     * run's transaction holds that run's key, which no other node can then
+     * record until the transaction ends. Done before their slots are
+     * loaded here, so that their runs are taken over as a dead node's.
+     * Every survivor does it; the first finds the sessions, the others none.
+     */
+    private void endSessions(Connection c, List<String> gone) throws SQLException {
+        try {
+            int ended = Store.endSessions(c, gone, gone.stream().map(Scheduler::applicationName).toList());
+            if (ended > 0) {
+                node.stats.ended.add(ended);
+                LOG.log(System.Logger.Level.INFO, () -> node.name() + ": ended " + ended
+                        + " sessions of " + gone + ", whose leases lapsed");
+            }
+        } catch (SQLException e) {
+            if (!"42501".equals(e.getSQLState())) {
+                throw e;
+            }
+            if (refused.addAll(gone)) {
+                LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": may not end the sessions of "
+                        + gone + ", whose leases lapsed (" + e.getMessage() + "): grant pg_signal_backend"
+                        + " to the nodes' role, or run them all under one role; until then a node stopped"
+                        + " inside a transaction holds its runs until it wakes");
+            }
+        }
     }
 
     /** Moves the horizon a window ahead and loads what it brings; forgets finished jobs. */

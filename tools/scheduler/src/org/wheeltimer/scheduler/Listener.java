@@ -9,6 +9,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashSet;
+import java.util.Properties;
 import java.util.Set;
 
 import org.postgresql.PGConnection;
@@ -55,7 +56,9 @@ final class Listener implements Runnable {
     public void run() {
         Backoff backoff = new Backoff(node.retryMaxMillis);
         while (!stopping) {
-            try (Connection c = DriverManager.getConnection(node.jdbcUrl, node.connectionProperties())) {
+            Properties props = node.connectionProperties();
+            props.setProperty("ApplicationName", Scheduler.applicationName(node.name()) + " listener");
+            try (Connection c = DriverManager.getConnection(node.jdbcUrl, props)) {
                 try (Statement st = c.createStatement()) {
                     st.execute("LISTEN wt_job");
                     st.execute("LISTEN wt_node");

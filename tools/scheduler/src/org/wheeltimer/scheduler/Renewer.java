@@ -71,7 +71,7 @@ final class Renewer implements Runnable {
                 node.stats.retries.increment();
                 LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": renewing the lease: "
                         + e.getMessage() + " (retrying)");
-                if (!backoff.sleep()) {
+                if (!backoff.sleepAfter(e)) {
                     return;
                 }
                 next = System.nanoTime();

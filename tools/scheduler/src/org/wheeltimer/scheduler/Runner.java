@@ -26,6 +26,10 @@ import java.util.concurrent.TimeUnit;
  * at a time when the load is light, more as it grows, so the database
  * sees fewer transactions than firings exactly when it matters.
  *
+ * <p>An occurrence whose key another transaction holds (it is inserting
+ * the same run, and has not committed) is not waited for: it is queued
+ * again a little later, and then runs or is found run.
+ *
  * <p>If the database cannot be reached, the runner keeps its batch and
  * tries again with back-off while the lease lasts (the wheel keeps firing
  * into the queue meanwhile); once the lease has lapsed it drops the batch,
@@ -116,18 +120,18 @@ final class Runner {
                 batch.forEach(this::drop);
                 return;
             }
-            Set<Occurrence> ran;
+            Store.Recorded recorded;
             boolean oneByOne = false;
             try (Connection c = node.pool.getConnection()) {
                 c.setAutoCommit(false);
                 try {
-                    ran = Store.recordRuns(c, node.name(), generation, batch, null);
-                    Exception failure = runHandlers(c, batch, ran);
+                    recorded = Store.recordRuns(c, node.name(), generation, batch, null);
+                    Exception failure = runHandlers(c, batch, recorded.inserted());
                     if (failure != null) {
                         c.rollback();
                         if (alone) {
-                            ran = Store.recordRuns(c, node.name(), generation, batch, failure.toString());
-                            node.stats.failed.add(ran.size());
+                            recorded = Store.recordRuns(c, node.name(), generation, batch, failure.toString());
+                            node.stats.failed.add(recorded.inserted().size());
                         } else {
                             oneByOne = true;
                         }
@@ -141,7 +145,7 @@ final class Runner {
                 node.stats.retries.increment();
                 LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": recording "
                         + batch.size() + " runs failed, retrying: " + e.getMessage());
-                if (!backoff.sleep()) {
+                if (!backoff.sleepAfter(e)) {
                     return;
                 }
                 continue;
@@ -154,7 +158,7 @@ final class Runner {
                 }
                 return;
             }
-            settle(batch, ran, generation);
+            settle(batch, recorded, generation);
             return;
         }
     }
@@ -179,12 +183,15 @@ final class Runner {
 
     /**
      * After the commit: each job that ran goes on to its next occurrence;
-     * each that did not (it ran elsewhere, or changed) is read again.
+     * each that another transaction was inserting is tried again later;
+     * each that did not run (it ran elsewhere, or changed) is read again.
      */
-    private void settle(List<Occurrence> batch, Set<Occurrence> ran, long generation) {
+    private void settle(List<Occurrence> batch, Store.Recorded recorded, long generation) {
         Map<Long, Occurrence> lost = new HashMap<>();
         for (Occurrence o : batch) {
-            if (ran.contains(o)) {
+            if (recorded.busy().contains(o)) {
+                comeBack(o);
+            } else if (recorded.inserted().contains(o)) {
                 node.stats.ran.increment();
                 long next = o.job.next(o.dueUs, o.firedUs);
                 node.agenda.settle(o, o.job, next);
@@ -216,11 +223,24 @@ final class Runner {
                 return;
             } catch (SQLException e) {
                 node.stats.retries.increment();
-                if (!backoff.sleep()) {
+                if (!backoff.sleepAfter(e)) {
                     return;
                 }
             }
         }
+    }
+
+    /**
+     * Another transaction holds the occurrence's key: a node racing for it
+     * during a hand-over, or one stopped inside its transaction, whose
+     * sessions the others end once its lease lapses (see {@link Control}).
+     * Queued again after 10 ms, doubling each time up to the back-off's
+     * maximum, rather than waited for: it then runs, or is found run.
+     */
+    private void comeBack(Occurrence o) {
+        node.stats.busy.increment();
+        long ms = Math.min(node.retryMaxMillis, 10L << Math.min(o.busyTries++, 16));
+        node.timer.newTimeout(t -> queue.add(o), ms, TimeUnit.MILLISECONDS);
     }
 
     /** Not run here: forgotten, for the reload or the new owner to run. */

@@ -8,6 +8,7 @@ package org.wheeltimer.scheduler;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -118,9 +119,14 @@ public final class Scheduler {
         cfg.setDataSourceProperties(connectionProperties());
         cfg.setMaximumPoolSize(runners + 3);   // and the control thread, the listener, the renewer
         // How long a thread waits for a connection while the database is
-        // away: its retries' back-off meanwhile.
-        cfg.setConnectionTimeout(Math.max(250, Math.min(5000, leaseMillis / 2)));
-        cfg.setValidationTimeout(500);
+        // away, and so the longest the pool's own retries wait between two
+        // tries to connect (HikariCP 2.7 backs off up to this timeout):
+        // the back-off's maximum (Backoff.sleepAfter), so that a node
+        // tries again within it once the database is back (at least 250
+        // ms, HikariCP's least).
+        long timeout = Math.max(250, retryMaxMillis);
+        cfg.setConnectionTimeout(timeout);
+        cfg.setValidationTimeout(Math.min(500, timeout));
         cfg.setInitializationFailTimeout(-1);   // start even if the database is away
         pool = new HikariDataSource(cfg);
         timer.start();
@@ -184,7 +190,10 @@ public final class Scheduler {
         if (password != null) {
             p.setProperty("password", password);
         }
-        p.setProperty("ApplicationName", "wheeltimer-scheduler " + name);
+        p.setProperty("ApplicationName", applicationName(name));
+        // Sent in the first packet (not set after it), so that the server
+        // knows a session's node from its start, its log included.
+        p.setProperty("assumeMinServerVersion", "10");
         // A connection that hangs (a network partition, not a closed socket)
         // fails after a lease, and is retried.
         long leaseSeconds = Math.max(1, (leaseMillis + 999) / 1000);
@@ -192,6 +201,15 @@ public final class Scheduler {
         p.setProperty("connectTimeout", Long.toString(leaseSeconds));
         p.setProperty("tcpKeepAlive", "true");
         return p;
+    }
+
+    /**
+     * The application_name of node {@code name}'s sessions, by which the
+     * others end them once its lease has lapsed: PostgreSQL keeps 63
+     * bytes of it, so a node's name has at most 42.
+     */
+    static String applicationName(String name) {
+        return "wheeltimer-scheduler " + name;
     }
 
     /** A node's counters, from its start. */
@@ -206,6 +224,10 @@ public final class Scheduler {
         public final LongAdder lost = new LongAdder();
         /** Occurrences not attempted: their lease or slot was no longer this node's. */
         public final LongAdder dropped = new LongAdder();
+        /** Occurrences whose key another transaction held, tried again later. */
+        public final LongAdder busy = new LongAdder();
+        /** Sessions of nodes whose leases had lapsed, ended by this one. */
+        public final LongAdder ended = new LongAdder();
         /** Leases lost. */
         public final LongAdder fenced = new LongAdder();
         /** Database calls failed and retried. */
@@ -220,7 +242,8 @@ public final class Scheduler {
         @Override
         public String toString() {
             return "fired " + fired + " ran " + ran + " failed " + failed + " lost " + lost
-                    + " dropped " + dropped + " fenced " + fenced + " retries " + retries
+                    + " dropped " + dropped + " busy " + busy + " ended " + ended
+                    + " fenced " + fenced + " retries " + retries
                     + " malformed " + malformed + " heard " + heard + " loads " + loads;
         }
     }
@@ -241,6 +264,10 @@ public final class Scheduler {
 
         private Builder(String name) {
             this.name = Objects.requireNonNull(name, "name");
+            if (name.isEmpty() || applicationName(name).getBytes(StandardCharsets.UTF_8).length > 63) {
+                throw new IllegalArgumentException("a node's name has 1 to 42 bytes (UTF-8), so that its"
+                        + " sessions' application_name can name it: '" + name + "'");
+            }
         }
 
         /** The database, as a JDBC URL (jdbc:postgresql://...), with its user and password. */

@@ -119,9 +119,7 @@ final class Pg {
         if (ready == null) {
             throw new IllegalStateException("the server's log says nowhere that it is ready");
         }
-        // "2030-01-01 09:00:00.123 UTC [PID] LOG:  ..." (log_timezone is UTC)
-        String at = ready.substring(0, ready.indexOf(" UTC")).replace(' ', 'T') + "Z";
-        return Micros.of(Instant.parse(at));
+        return logTime(ready);
     }
 
     /**
@@ -147,7 +145,7 @@ final class Pg {
             if (!m.find()) {
                 continue;
             }
-            long at = Micros.of(Instant.parse(m.group(1).replace(' ', 'T') + "Z"));
+            long at = logTime(line);
             if (at < fromUs) {
                 continue;
             }
@@ -155,6 +153,57 @@ final class Pg {
             byProcess.merge(m.group(3), w, (a, b) -> a.waitedMs() >= b.waitedMs() ? a : b);
         }
         return new ArrayList<>(byProcess.values());
+    }
+
+    /**
+     * When the server first ended a session of application
+     * {@code application} in database {@code db} from {@code fromUs} on
+     * (pg_terminate_backend), by its log; -1 if it did not.
+     */
+    long sessionEndedAtUs(String db, String application, long fromUs) throws IOException {
+        String tail = " " + application + "@" + db + " FATAL:  terminating connection due to administrator command";
+        for (String line : Files.readAllLines(runDir.resolve("server.log"))) {
+            if (line.endsWith(tail)) {
+                long at = logTime(line);
+                if (at >= fromUs) {
+                    return at;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * When the first session that role {@code user} opened with
+     * {@code application} from {@code fromUs} on reached the server (its
+     * "connection received" line, by its log; the session's process
+     * logged both), or -1.
+     */
+    long connectionReceivedUs(String user, String application, long fromUs) throws IOException {
+        java.util.Map<String, Long> received = new java.util.HashMap<>();
+        String authorized = "connection authorized: user=" + user + " database=";
+        String app = " application_name=" + application;
+        for (String line : Files.readAllLines(runDir.resolve("server.log"))) {
+            int p = line.indexOf(" UTC [");
+            if (p < 0) {
+                continue;
+            }
+            String pid = line.substring(p + 6, line.indexOf(']', p));
+            if (line.contains("LOG:  connection received: ")) {
+                received.put(pid, logTime(line));
+            } else if (line.contains(authorized) && line.endsWith(app)) {
+                Long at = received.get(pid);
+                if (at != null && at >= fromUs) {
+                    return at;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** The time of a line of the server's log ("2030-01-01 09:00:00.123 UTC [PID] ..."). */
+    private static long logTime(String line) {
+        return Micros.of(Instant.parse(line.substring(0, line.indexOf(" UTC")).replace(' ', 'T') + "Z"));
     }
 
     private void pgCtl(String... args) throws IOException, InterruptedException {
