@@ -255,7 +255,13 @@ public final class Scheduler {
             return this;
         }
 
-        /** The most runs one transaction records (512). */
+        /**
+         * The most runs one transaction records (512). Each run holds an
+         * advisory lock until its transaction ends, in the server's shared
+         * lock table ({@code max_locks_per_transaction} times about
+         * {@code max_connections} entries, some 7 800 by default): the
+         * nodes' runners times this must stay well within it.
+         */
         public Builder maxBatch(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("maxBatch must be at least 1");

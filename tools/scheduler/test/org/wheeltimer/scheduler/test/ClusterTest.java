@@ -28,11 +28,14 @@ import org.wheeltimer.scheduler.Ring;
 /**
  * {@code ClusterTest OUTDIR [SCENARIO...]}, run by {@code pg-run} (which
  * gives the server in the environment): the scenarios {@code kill},
- * {@code pause}, {@code cut}, {@code join} and {@code changes}, each in a database of its
- * own with node JVMs of its own (their logs in OUTDIR), each a TAP unit.
- * Nothing asserts how fast anything went but the bound the design
- * promises for a take-over (a dead node's jobs run within its lease plus
- * one renewal period of their time); waits are bounded far beyond need.
+ * {@code pause}, {@code stall}, {@code cut}, {@code restart}, {@code join},
+ * {@code changes} and {@code edit}, each in a database of its own with
+ * node JVMs of its own (their logs in OUTDIR), each a TAP unit. Nothing
+ * asserts how fast anything went but the bounds the design promises: a
+ * dead node's jobs run, and a stopped node's sessions are ended, within
+ * its lease plus one renewal period; a node's pool tries the database
+ * again within its back-off's maximum (and 0.5 s) of its coming back.
+ * Waits are bounded far beyond need.
  */
 public final class ClusterTest {
     /** The longest a scenario waits for its due runs after the last is due. */
@@ -549,7 +552,7 @@ public final class ClusterTest {
 
     /**
      * 3 nodes; one is stopped (SIGSTOP) inside a run's transaction, after
-     * its insert and before its commit, for over three times its lease,
+     * its insert and before its commit, for over twice its lease,
      * and a fourth node joins once that lease has lapsed: its sessions
      * are ended once its lease has lapsed, within the take-over bound, the
      * run it held is rolled back and run by another node, and no node
@@ -559,7 +562,7 @@ public final class ClusterTest {
         long startUs = Micros.now();
         final long leaseMs = 3000;
         final long renewMs = 750;
-        final long stoppedMs = 10_000;
+        final long stoppedMs = 8_000;
         String db = "cluster_stall";
         pg.createDatabase(db);
         String[] options = {"--lease-ms", "" + leaseMs, "--renew-ms", "" + renewMs};
@@ -569,13 +572,13 @@ public final class ClusterTest {
             awaitLive(c, 3);
             Workload w = new Workload(7);
             long t0 = Micros.now() + 3_000_000;
-            long end = t0 + 16_000_000;
-            List<Workload.Spec> specs = new ArrayList<>(w.once(1600, "db", t0, 16_000));
+            long end = t0 + 12_000_000;
+            List<Workload.Spec> specs = new ArrayList<>(w.once(1200, "db", t0, 12_000));
             specs.addAll(w.periodic(100, "db", "fixed_rate", t0, 1_000, 500, 1500, end));
             w.insert(c, specs);
             long holdAt = t0 + 2_000_000;
             long hold = holdJob(c, w, held.name, holdAt);
-            tap.note(specs.size() + " jobs added, due from " + Verify.at(t0) + " for 16 s; job " + hold
+            tap.note(specs.size() + " jobs added, due from " + Verify.at(t0) + " for 12 s; job " + hold
                     + " holds " + held.name + "'s transaction from " + Verify.at(holdAt));
 
             awaitLine(held, "holding job " + hold, holdAt + SETTLE_MS * 1000);
@@ -686,8 +689,8 @@ public final class ClusterTest {
             try (Connection c = pg.connect(db)) {
                 awaitLive(c, 3);
                 t0 = Micros.now() + 2_000_000;
-                end = t0 + 16_000_000;
-                List<Workload.Spec> specs = new ArrayList<>(w.once(800, "db", t0, 16_000));
+                end = t0 + 14_000_000;
+                List<Workload.Spec> specs = new ArrayList<>(w.once(700, "db", t0, 14_000));
                 specs.addAll(w.periodic(60, "db", "fixed_rate", t0, 1_000, 1000, 2000, end));
                 w.insert(c, specs);
                 before = new java.util.TreeMap<>();
