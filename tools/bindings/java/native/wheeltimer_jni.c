@@ -107,9 +107,36 @@ _Static_assert(offsetof(struct wheeltimer_event, overruns) == 4 * sizeof(jlong) 
 #define WTJ_IO_ERROR		7	/* out: 0 or a negative error */
 #define WTJ_IO_WORDS		8
 
-/* The counters stats() copies: struct wheeltimer_stats up to @reserved. */
-#define WTJ_STATS_WORDS		(offsetof(struct wheeltimer_stats, reserved) / \
-				 sizeof(uint64_t))
+/*
+ * The counters stats() copies into Java's long[], by name: the one list of
+ * them, X(field of struct wheeltimer_stats). Java finds each by its name
+ * (statsNames()) when it loads, so that a field added to the struct, or
+ * moved, or to this list, shifts none of them, and one Java reads that the
+ * list lost fails the load.
+ */
+#define WTJ_STATS(X)		\
+	X(resolution_ns)	\
+	X(max_pending)		\
+	X(live)			\
+	X(added)		\
+	X(fired)		\
+	X(cancelled)		\
+	X(withdrawn)		\
+	X(overruns)		\
+	X(timer_programs)	\
+	X(submits)		\
+	X(submitted)		\
+	X(reads)
+
+#define WTJ_STAT_CHECK(field) \
+	_Static_assert(sizeof(((struct wheeltimer_stats *)0)->field) == sizeof(uint64_t), \
+		       #field " is a 64-bit counter");
+#define WTJ_STAT_OFFSET(field)	offsetof(struct wheeltimer_stats, field),
+#define WTJ_STAT_NAME(field)	#field,
+WTJ_STATS(WTJ_STAT_CHECK)
+static const size_t wtj_stat_offsets[] = { WTJ_STATS(WTJ_STAT_OFFSET) };
+static const char *const wtj_stat_names[] = { WTJ_STATS(WTJ_STAT_NAME) };
+#define WTJ_STATS_WORDS		ARRAY_SIZE(wtj_stat_offsets)
 
 /* A record's place in deadline order. */
 struct wtj_key {
@@ -583,26 +610,47 @@ static jint wtj_now(JNIEnv *env, jclass cls, jlong ptr, jlongArray out)
 	return res;
 }
 
-/* Copies the context's counters, in struct wheeltimer_stats order, into @out. */
+/* Copies the context's counters into @out, in the order of WTJ_STATS. */
 static jint wtj_stats(JNIEnv *env, jclass cls, jlong ptr, jlongArray out)
 {
 	struct wheeltimer_stats st;
 	jlong v[WTJ_STATS_WORDS];
+	uint64_t counter;
 	unsigned int i;
 	int res;
 
 	res = wheeltimer_stats(wtj_of(ptr)->wt, &st);
 	if (res)
 		return res;
-	for (i = 0; i < WTJ_STATS_WORDS; i++)
-		v[i] = (jlong)((const uint64_t *)&st)[i];
+	for (i = 0; i < WTJ_STATS_WORDS; i++) {
+		memcpy(&counter, (const char *)&st + wtj_stat_offsets[i], sizeof(counter));
+		v[i] = (jlong)counter;
+	}
 	(*env)->SetLongArrayRegion(env, out, 0, WTJ_STATS_WORDS, v);
 	return 0;
 }
 
-static jint wtj_stats_words(JNIEnv *env, jclass cls)
+/* The names of stats()'s counters, in its order; null if out of memory. */
+static jobjectArray wtj_stats_names(JNIEnv *env, jclass cls)
 {
-	return WTJ_STATS_WORDS;
+	jobjectArray names;
+	jclass string;
+	jstring name;
+	unsigned int i;
+
+	string = (*env)->FindClass(env, "java/lang/String");
+	if (!string)
+		return NULL;
+	names = (*env)->NewObjectArray(env, WTJ_STATS_WORDS, string, NULL);
+	(*env)->DeleteLocalRef(env, string);
+	for (i = 0; names && i < WTJ_STATS_WORDS; i++) {
+		name = (*env)->NewStringUTF(env, wtj_stat_names[i]);
+		if (!name)
+			return NULL;
+		(*env)->SetObjectArrayElement(env, names, i, name);
+		(*env)->DeleteLocalRef(env, name);
+	}
+	return names;
 }
 
 static jint wtj_engine(JNIEnv *env, jclass cls, jlong ptr)
@@ -655,7 +703,7 @@ static const JNINativeMethod wtj_methods[] = {
 	WTJ_METHOD("advance", "(JJI[J)I", wtj_advance),
 	WTJ_METHOD("now", "(J[J)I", wtj_now),
 	WTJ_METHOD("stats", "(J[J)I", wtj_stats),
-	WTJ_METHOD("statsWords", "()I", wtj_stats_words),
+	WTJ_METHOD("statsNames", "()[Ljava/lang/String;", wtj_stats_names),
 	WTJ_METHOD("engine", "(J)I", wtj_engine),
 	WTJ_METHOD("features", "(J)J", wtj_features),
 	WTJ_METHOD("strerror", "(I)Ljava/lang/String;", wtj_strerror),

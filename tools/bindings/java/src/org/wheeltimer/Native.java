@@ -97,6 +97,36 @@ final class Native {
         load();
     }
 
+    /*
+     * The engine's counters, as stats() copies them into a long[]: each at
+     * the index where the JNI library's list of them (statsNames(), the
+     * names of struct wheeltimer_stats' fields) puts it, found here once.
+     * A counter the library no longer copies fails the class's loading.
+     */
+    private static final String[] STAT_NAMES = statsNames();
+    static final int STAT_WORDS = STAT_NAMES.length;
+    static final int STAT_RESOLUTION = stat("resolution_ns");
+    static final int STAT_MAX_PENDING = stat("max_pending");
+    static final int STAT_LIVE = stat("live");
+    static final int STAT_ADDED = stat("added");
+    static final int STAT_FIRED = stat("fired");
+    static final int STAT_CANCELLED = stat("cancelled");
+    static final int STAT_WITHDRAWN = stat("withdrawn");
+    static final int STAT_OVERRUNS = stat("overruns");
+    static final int STAT_TIMER_PROGRAMS = stat("timer_programs");
+    static final int STAT_SUBMITS = stat("submits");
+    static final int STAT_SUBMITTED = stat("submitted");
+    static final int STAT_READS = stat("reads");
+
+    private static int stat(String name) {
+        int i = java.util.Arrays.asList(STAT_NAMES).indexOf(name);
+        if (i < 0) {
+            throw new UnsatisfiedLinkError("the wheeltimer JNI library copies no counter named "
+                                           + name + ": it is not this jar's");
+        }
+        return i;
+    }
+
     private Native() {
     }
 
@@ -187,9 +217,11 @@ final class Native {
 
     static native int now(long ctx, long[] out);
 
+    /** The engine's counters into {@code out}, {@link #STAT_WORDS} long, each at its {@code STAT_*} index. */
     static native int stats(long ctx, long[] out);
 
-    static native int statsWords();
+    /** The names of the counters {@link #stats} copies, in its order. */
+    static native String[] statsNames();
 
     static native int engine(long ctx);
 

@@ -507,15 +507,19 @@ final class Worker implements Runnable {
                 throw Native.error("wheeltimer_submit", res);
             }
         }
-        long[] s = new long[Native.statsWords()];
+        long[] s = new long[Native.STAT_WORDS];
         int res = Native.stats(ctx, s);
         if (res < 0) {
             throw Native.error("wheeltimer_stats", res);
         }
-        return new WheelTimerStats(timer.engine(), s[1], s[2], s[4], s[7], s[9], s[11],
-                                   s[12], s[13], s[14], s[16], s[17], s[20],
-                                   timer.pendingTimeouts(), tasksRun, taskFailures, refused,
-                                   wakeups);
+        return new WheelTimerStats(timer.engine(), s[Native.STAT_RESOLUTION],
+                                   s[Native.STAT_MAX_PENDING], s[Native.STAT_LIVE],
+                                   s[Native.STAT_ADDED], s[Native.STAT_FIRED],
+                                   s[Native.STAT_CANCELLED], s[Native.STAT_WITHDRAWN],
+                                   s[Native.STAT_OVERRUNS], s[Native.STAT_TIMER_PROGRAMS],
+                                   s[Native.STAT_SUBMITS], s[Native.STAT_SUBMITTED],
+                                   s[Native.STAT_READS], timer.pendingTimeouts(), tasksRun,
+                                   taskFailures, refused, wakeups);
     }
 
     int tid() {

@@ -477,6 +477,14 @@ class WheelTimerTest {
         assertEquals(15, s.live(), "the cancels reached the engine before the counters were read");
         assertEquals(31, s.added());
         assertEquals(11, s.fired());
+        assertEquals(5, s.cancelled(), "the five far ones, cancelled while armed");
+        assertEquals(0, s.withdrawn(), "no record was withdrawn");
+        assertEquals(0, s.overruns(), "nothing periodic");
+        assertTrue(s.submits() >= 1 && s.submits() <= s.submitted(),
+                   "batches " + s.submits() + ", each of one operation or more: " + s.submitted());
+        assertTrue(s.submitted() >= 36, "31 adds and 5 cancels submitted: " + s.submitted());
+        assertTrue(s.reads() >= 1, "records were read: " + s.reads());
+        assertTrue(s.timerPrograms() >= 1, "the engine's timer was set: " + s.timerPrograms());
         assertEquals(0, s.refused());
         assertEquals(threads.tid(), timer.workerThreadId());
     }
