@@ -46,7 +46,7 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
      * INIT -> RUNNING -> INIT for each run. TAKEN is set once, by the worker,
      * when it hands the timeout to the engine; from then on a cancel() must
      * tell the worker (it pushes the timeout again), before it need not
-     * (the worker skips a cancelled timeout it takes).
+     * (the worker drops a cancelled timeout it drains).
      */
     static final int ST_INIT = 0;
     static final int ST_RUNNING = 1;
@@ -64,8 +64,6 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
     /** The first deadline, absolute in ns on the timer's clock. */
     final long deadline;
     private volatile int state;
-    /** The link of the timer's hand-over stack; written before each push. */
-    WheelTimeout next;
     /**
      * The worker's: the library's handle, 0 until the engine has the
      * timeout. Its low half is its index in the worker's table.
@@ -119,7 +117,7 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
                 return false;
             }
             if (STATE.compareAndSet(this, s, ST_CANCELLED | (s & TAKEN))) {
-                timer.cancelled(this, (s & TAKEN) != 0);
+                timer.handOver.cancelled(this, (s & TAKEN) != 0);
                 return true;
             }
         }

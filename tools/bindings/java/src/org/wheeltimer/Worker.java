@@ -20,11 +20,11 @@ import java.util.concurrent.FutureTask;
 /**
  * The only thread that calls libwheeltimer for its timer, as the library
  * requires. Each round it runs the queued commands ({@code advance()},
- * {@code stats()}), takes the timer's hand-over stack whole and queues its
- * cancels, then the adds held back by the round before, then its adds
- * (holding back a round those due {@link #HOLD_NANOS} or more later), with
- * the library (one JNI call per 1024
- * operations, no system call), then waits in the library's
+ * {@code stats()}), drains what callers pushed to the timer's
+ * {@link HandOver} and queues its cancels, then the adds held back by the
+ * round before, then its adds (holding back a round those due
+ * {@link #HOLD_NANOS} or more later), with the library (one JNI call per
+ * 1024 operations, no system call), then waits in the library's
  * {@code wheeltimer_wait()}, which submits them in one batch, and reaps
  * what is ready or else sleeps until something is due or another thread
  * ends the wait with {@code wheeltimer_wake()}; then it runs the tasks of
@@ -39,8 +39,9 @@ import java.util.concurrent.FutureTask;
  * it reaped the record). No operation is queued while a round's records
  * are being run, so an index cannot be reused under a record not yet run.
  */
-final class Worker implements Runnable {
+final class Worker implements Runnable, HandOver.Round {
     private final WheelTimer timer;
+    private final HandOver handOver;
     private final long ctx;
 
     /* One apply()'s operations, their outcomes, and the timeout of each add. */
@@ -57,22 +58,6 @@ final class Worker implements Runnable {
 
     /** The timeouts the engine holds, by their handle's index. */
     private WheelTimeout[] byIndex = new WheelTimeout[1024];
-    /** During handOver(): the adds taken from the stack, oldest first. */
-    private WheelTimeout adds;
-    /**
-     * Adds held back a round, oldest first (linked by their own link, which
-     * no other thread writes before take()): due {@link #HOLD_NANOS} or
-     * more after the round that took them from the stack, they reach the
-     * engine at the next round, unless cancelled by then. A request
-     * timeout cancelled within a round so costs the worker a look, and the
-     * engine nothing, as one cancelled before the worker took it.
-     */
-    private WheelTimeout held;
-    private WheelTimeout heldTail;
-    /** During handOver(): adds due at this time or later are held back. */
-    private long horizon;
-    /** During handOver(): the adds queued. */
-    private int queued;
     /** A round's records are being run: nothing may be queued (see above). */
     private boolean inRound;
 
@@ -90,6 +75,7 @@ final class Worker implements Runnable {
 
     Worker(WheelTimer timer) {
         this.timer = timer;
+        this.handOver = timer.handOver;
         this.ctx = timer.ctx;
         this.ops = new long[Native.opsWords()];
         this.opsMax = Native.opsMax();
@@ -101,9 +87,13 @@ final class Worker implements Runnable {
     /**
      * How far ahead an add must be due to be held back a round: at least
      * the linger, by which the next round comes, plus the margin within
-     * which a newTimeout() wakes a lingering worker.
+     * which a newTimeout() wakes a lingering worker. A request timeout
+     * cancelled within a round so costs the worker a look at it a round
+     * later, and the engine nothing, as one cancelled before the worker
+     * drained it; and the worker has not read it while its caller could
+     * still cancel it (see {@link HandOver}).
      */
-    static final long HOLD_NANOS = WheelTimer.DEFER_MARGIN_NANOS;
+    static final long HOLD_NANOS = HandOver.DEFER_MARGIN_NANOS;
 
     @Override
     public void run() {
@@ -111,7 +101,7 @@ final class Worker implements Runnable {
         try {
             loop();
         } catch (RuntimeException | Error e) {
-            timer.markShutdown();
+            handOver.end();
             WheelTimer.LOG.log(Level.ERROR, "the wheeltimer worker failed; the timer is stopped", e);
             throw e;
         } finally {
@@ -123,34 +113,32 @@ final class Worker implements Runnable {
         boolean busy = false;
         // A stop() ends the loop at the next round, even with more due:
         // what has not run yet is returned, cancelled, as Netty's does.
-        while (timer.workerState() != WheelTimer.WORKER_SHUTDOWN) {
-            timer.clearUrgent();
+        while (handOver.state() != HandOver.SHUTDOWN) {
+            handOver.beginRound();
             busy |= handOver(true) > 0;
             runCommands();
             // Wait in the library: it returns what is ready, else sleeps
-            // until something is due or a producer ends the wait with
+            // until something is due or a caller ends the wait with
             // wheeltimer_wake(). After a round that took timeouts, or while
             // adds are held back (handed over at the next round), linger:
-            // sleep at most LINGER_NANOS, and tell producers so. From here
-            // on a producer that pushes sees the sleep and wakes us if its
+            // sleep at most LINGER_NANOS, and tell callers so. From here on
+            // a caller that pushes sees the sleep and wakes us if its
             // timeout is due soon; one that pushed before is seen by
-            // hasWork(), and then the wait only reaps: any push if we would
-            // sleep until something is due, only one due soon (urgent) if
-            // we would linger. Both are volatile accesses. A lingering
-            // worker so takes what a stream of callers pushes once per
-            // linger, not as fast as it can: each round costs it, and the
-            // callers too, whose cancels find their timeouts in its cache.
-            long timeout = busy || held != null ? WheelTimer.LINGER_NANOS : -1;
-            timer.setSleeping(timeout >= 0 ? timer.nanoTime() + timeout : 0);
-            if (timer.hasWork(timeout >= 0)) {
-                timer.setAwake();
+            // mayNotSleep(), and then the wait only reaps (HandOver's
+            // rules, 1). A lingering worker so takes what a stream of
+            // callers pushes once per linger, not as fast as it can: each
+            // round costs it, and the callers too.
+            long timeout = busy || handOver.holding() ? HandOver.LINGER_NANOS : -1;
+            handOver.sleep(timeout >= 0 ? timer.nanoTime() + timeout : HandOver.FOREVER);
+            if (handOver.mayNotSleep(timeout >= 0)) {
+                handOver.awake();
                 timeout = 0;
             } else {
                 busy = false;
                 wakeups++;
             }
             int n = Native.waitRound(ctx, timeout, records);
-            timer.setAwake();
+            handOver.awake();
             if (n == -Native.EINTR) {
                 // A producer's wake (or a signal): its push is on the stack.
                 continue;
@@ -166,105 +154,40 @@ final class Worker implements Runnable {
 
     private void runCommands() {
         FutureTask<?> f;
-        while ((f = timer.commands.poll()) != null) {
+        while ((f = handOver.nextCommand()) != null) {
             f.run();
         }
     }
 
     /**
      * Hands what was pushed to the library: the cancels of timeouts the
-     * engine holds, then the adds held back a round (see {@link #held}),
-     * then the new adds, oldest first; with {@code hold}, a new add due
-     * {@link #HOLD_NANOS} or more from now is held back instead. A timeout
-     * cancelled before the worker took it, or while held back, is dropped
-     * here: the engine never hears of it. Returns the number of adds
-     * queued that this call took from the stack.
-     *
-     * <p>Each loop's body is a method of its own, here and in dispatch():
-     * a fresh JVM compiles a method after a few hundred calls, but a loop
-     * inside one only after tens of thousands of turns, and runs it
-     * interpreted until then (most of a first burst of 100 000 timeouts).
+     * engine holds, then the adds held back a round, then the new adds,
+     * oldest first; with {@code hold}, a new add due {@link #HOLD_NANOS} or
+     * more from now is held back instead ({@link HandOver#drain}). Returns
+     * the number of new adds given.
      */
     private int handOver(boolean hold) {
-        for (WheelTimeout t = timer.takePushed(); t != null; ) {
-            t = sortPushed(t);
-        }
-        // Held back a round: older than any add on the stack, so first
-        // (the engine keeps the order of those due at the same time).
-        WheelTimeout h = held;
-        held = null;
-        heldTail = null;
-        horizon = Long.MAX_VALUE;
-        while (h != null) {
-            h = addTaken(h);
-        }
-        // Only what came from the stack makes the round busy: a round that
-        // hands over only what it held back need not linger for more.
-        queued = 0;
-        WheelTimeout a = adds;
-        adds = null;
-        if (a != null) {
-            // Not on a virtual clock: advance() hands everything over.
-            if (hold && !timer.isVirtualClock()) {
-                horizon = timer.nanoTime() + HOLD_NANOS;
-            }
-            while (a != null) {
-                a = addTaken(a);
-            }
-        }
+        // Not on a virtual clock: advance() hands everything over.
+        long horizon = hold && !handOver.isVirtualClock()
+                ? timer.nanoTime() + HOLD_NANOS : Long.MAX_VALUE;
+        int given = handOver.drain(horizon, this);
         flush();
-        return queued;
+        return given;
     }
 
-    /**
-     * One timeout of those pushed: a cancel is queued, an add kept for
-     * {@link #addTaken}, in {@link #adds}. Returns the next one.
-     */
-    private WheelTimeout sortPushed(WheelTimeout t) {
-        WheelTimeout next = t.next;
-        int s = t.state();
-        if ((s & WheelTimeout.TAKEN) != 0) {
-            // Pushed by cancel(): the engine has it, unless its last record came.
-            t.next = null;
-            queueCancel(t);
-        } else if (s == WheelTimeout.ST_INIT) {
-            // An add: relinked, oldest first. Nothing else writes the link
-            // before take() succeeds.
-            t.next = adds;
-            adds = t;
-        } else {
-            // Cancelled before it was taken (or refused to a newTimeout()
-            // that raced stop()).
-            t.next = null;
-        }
-        return next;
+    /** HandOver's: the engine has {@code t}, which was cancelled: queue its cancel. */
+    @Override
+    public void cancel(WheelTimeout t) {
+        queueCancel(t);
     }
 
-    /**
-     * One add of a list, oldest first: held back (see {@link #held}) if it
-     * is due at {@link #horizon} or later, else taken for the engine and
-     * queued, unless it was cancelled meanwhile. Returns the next one.
-     * (The loops that call it are a load and a call a turn: in a fresh JVM
-     * they run interpreted, the body compiled.)
-     */
-    private WheelTimeout addTaken(WheelTimeout a) {
-        WheelTimeout next = a.next;
-        a.next = null;
-        if (a.deadline >= horizon) {
-            if (a.state() == WheelTimeout.ST_INIT) {
-                if (heldTail == null) {
-                    held = a;
-                } else {
-                    heldTail.next = a;
-                }
-                heldTail = a;
-            }
-        } else if (a.take()) {
-            // From here cancel() pushes it, and the link is cancel()'s.
-            queueAdd(a);
-            queued++;
+    /** HandOver's: {@code t} is taken for the engine and queued, unless it was cancelled since. */
+    @Override
+    public void add(WheelTimeout t, boolean held) {
+        if (t.take()) {
+            // From here cancel() pushes it again.
+            queueAdd(t);
         }
-        return next;
     }
 
     private void queueAdd(WheelTimeout a) {
@@ -416,7 +339,7 @@ final class Worker implements Runnable {
             byIndex[i] = null;
             if (t.expire()) {
                 // Uncounted before it runs, as HashedWheelTimer does.
-                timer.decrementPending();
+                handOver.ended();
                 run(t);
             }
             return;
@@ -438,7 +361,7 @@ final class Worker implements Runnable {
         }
         run(p);
         if (p.endRunning(last) && last) {
-            timer.decrementPending();
+            handOver.ended();
         }
     }
 
@@ -456,7 +379,7 @@ final class Worker implements Runnable {
     /** The engine would not take {@code t}: it is cancelled by the timer. */
     private void refuse(WheelTimeout t, int err) {
         if (t.refuse()) {
-            timer.decrementPending();
+            handOver.ended();
             refused++;
             WheelTimer.LOG.log(Level.WARNING, "the wheeltimer engine refused a timeout ({0}): "
                                + "it is cancelled: {1}", Native.strerror(err), t);
@@ -538,15 +461,7 @@ final class Worker implements Runnable {
         if (!inRound) {
             handOver(false);
         } else {
-            // Only this thread relinks what is pushed, and it is here.
-            for (WheelTimeout t = timer.peekPushed(); t != null; t = t.next) {
-                if (t.state() == WheelTimeout.ST_INIT) {
-                    all.add(t);
-                }
-            }
-            for (WheelTimeout t = held; t != null; t = t.next) {
-                all.add(t);
-            }
+            handOver.forEachPending(all::add);
         }
         for (WheelTimeout t : byIndex) {
             if (t != null) {
@@ -563,23 +478,8 @@ final class Worker implements Runnable {
      * caller cancels meanwhile is the caller's, not stop()'s.
      */
     private void shutdown() {
-        for (WheelTimeout t = timer.takePushed(); t != null; ) {
-            WheelTimeout next = t.next;
-            t.next = null;
-            // An add never taken; a cancel's push is the caller's.
-            if ((t.state() & WheelTimeout.TAKEN) == 0) {
-                stopCancel(t);
-            }
-            t = next;
-        }
-        for (WheelTimeout t = held; t != null; ) {
-            WheelTimeout next = t.next;
-            t.next = null;
-            stopCancel(t);
-            t = next;
-        }
-        held = null;
-        heldTail = null;
+        // The adds never handed over: held back, or pushed since.
+        handOver.forEachPending(this::stopCancel);
         for (int i = 0; i < byIndex.length; i++) {
             WheelTimeout t = byIndex[i];
             if (t != null) {
@@ -588,7 +488,7 @@ final class Worker implements Runnable {
             }
         }
         FutureTask<?> f;
-        while ((f = timer.commands.poll()) != null) {
+        while ((f = handOver.nextCommand()) != null) {
             f.cancel(false);
         }
         timer.closeNative();
@@ -597,7 +497,7 @@ final class Worker implements Runnable {
     /** Cancels {@code t} for stop(), unless it ran, is running or was cancelled. */
     private void stopCancel(WheelTimeout t) {
         if (t.cancelOnStop()) {
-            timer.decrementPending();
+            handOver.ended();
             unprocessed.add(t);
         }
     }

@@ -168,10 +168,7 @@ public final class ExecutorBench {
                     return s;
                 }));
         int n = configs.size();
-        System.out.println("# executor bench" + (quick ? " (quick)" : "") + ": "
-                           + Runtime.getRuntime().availableProcessors() + " CPU(s), "
-                           + System.getProperty("java.vm.name") + " "
-                           + System.getProperty("java.version") + ", heap "
+        System.out.println(Machine.describe("executor bench" + (quick ? " (quick)" : "")) + ", heap "
                            + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
         System.out.println("# warming up");
         for (Config c : configs) {
@@ -241,6 +238,7 @@ public final class ExecutorBench {
         rule.append(" --- |");
         System.out.println(head);
         System.out.println(rule);
+        List<String> targets = new ArrayList<>();
         for (int p = 0; p < pendings.length; p++) {
             for (int t = 0; t < threads.length; t++) {
                 double[] v = new double[n + 1];
@@ -253,6 +251,7 @@ public final class ExecutorBench {
                                             count(pendings[p]), threads[t], threads[t] > 1 ? "s" : "");
                 row(what + ", wall ns", v, "%.0f");
                 row(what + ", CPU ns", c, "%.0f");
+                targets.add(target(what + ", CPU", c[0], c[1], 1.0));
             }
         }
         double[] v = new double[n];
@@ -260,6 +259,8 @@ public final class ExecutorBench {
             v[i] = median(expiry[i]);
         }
         row("per expired task, " + count(expiryTasks) + " due together, ns", v, "%.0f");
+        targets.add(target("per expired task", v[0], v[1], 1.0));
+        targets.add(target("lateness p99", median(late[0][1]), median(late[1][1]), 2.0));
         StringBuilder b = new StringBuilder("| lateness p50 / p99 / max, us (" + latenessTasks
                                             + " tasks, 20 to 220 ms) |");
         for (int i = 0; i < n; i++) {
@@ -270,6 +271,19 @@ public final class ExecutorBench {
         row("heap retained by " + count(retainedTasks) + " cancelled tasks, MiB", retained, "%.1f");
         row("wake-ups per second, " + count(idleTasks) + " tasks an hour away", wakeups, "%.1f");
         System.out.println("=== end");
+        System.out.println();
+        System.out.println("=== executor bench: issue 27's targets, WheelScheduledExecutor / "
+                           + "ScheduledThreadPoolExecutor (default policy), on " + Machine.cpuModel());
+        targets.forEach(System.out::println);
+        System.out.println("=== end");
+        System.out.println(Machine.loadAtEnd());
+    }
+
+    /** A target's line: ours / theirs, against the most it may be. */
+    private static String target(String what, double ours, double theirs, double at) {
+        double x = ours / theirs;
+        return String.format(Locale.ROOT, "%s: %.2f (target at most %.1f: %s)", what, x, at,
+                             x <= at ? "met" : "not met");
     }
 
     private static String count(int n) {
