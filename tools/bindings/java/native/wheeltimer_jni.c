@@ -13,10 +13,11 @@
  * what one JNI call moves between it and the worker's two long[] arrays.
  *
  * Operations. The worker writes up to WTJ_OPS_MAX operations into a long[]
- * (a head word of kind and flags, then the kind's arguments: two words for
- * a plain add or a cancel); apply() copies them in with one
- * GetLongArrayRegion(), queues each with the library (no system call
- * unless its queue fills) and copies one outcome per operation back.
+ * (a head word of kind, flags and an add's cookie, the worker's slot for
+ * it, then the kind's arguments: two words for a plain add or a cancel);
+ * apply() copies them in with one GetLongArrayRegion(), queues each with
+ * the library (no system call unless its queue fills) and copies one
+ * outcome per operation back.
  *
  * Records: rounds. A wait (or, on a virtual clock, a reap) starts a round:
  * every record ready then, reaped to the last into a buffer here that
@@ -72,9 +73,14 @@
 #define WTJ_OP_MAX_WORDS	4U
 #define WTJ_OPS_WORDS		(WTJ_OPS_MAX * WTJ_OP_MAX_WORDS)
 
-/* The head word: the kind in the low byte, the library's flags above. */
+/*
+ * The head word: the kind in the low byte, the library's flags in the 24
+ * bits above, an add's cookie in the high half.
+ */
 #define WTJ_OP_KIND_MASK	0xffU
 #define WTJ_OP_FLAGS_SHIFT	8
+#define WTJ_OP_FLAGS_MASK	0xffffffU
+#define WTJ_OP_COOKIE_SHIFT	32
 #define WTJ_ADD			1	/* deadline */
 #define WTJ_ADD_SLACK		2	/* deadline, slack */
 #define WTJ_ADD_PERIODIC	3	/* deadline, period, slack */
@@ -290,7 +296,7 @@ static jint wtj_apply(JNIEnv *env, jclass cls, jlong ptr, jlongArray ops,
 {
 	struct wtj *w = wtj_of(ptr);
 	const uint64_t *op, *end;
-	uint64_t handle;
+	uint64_t handle, cookie;
 	uint32_t flags;
 	unsigned int size;
 	jint n = 0, ret;
@@ -305,7 +311,8 @@ static jint wtj_apply(JNIEnv *env, jclass cls, jlong ptr, jlongArray ops,
 	end = op + words;
 	ret = 0;
 	while (op < end) {
-		flags = (uint32_t)(op[0] >> WTJ_OP_FLAGS_SHIFT);
+		flags = (uint32_t)(op[0] >> WTJ_OP_FLAGS_SHIFT) & WTJ_OP_FLAGS_MASK;
+		cookie = op[0] >> WTJ_OP_COOKIE_SHIFT;
 		handle = WHEELTIMER_HANDLE_NONE;
 		switch (op[0] & WTJ_OP_KIND_MASK) {
 		case WTJ_ADD:
@@ -330,14 +337,14 @@ static jint wtj_apply(JNIEnv *env, jclass cls, jlong ptr, jlongArray ops,
 		}
 		switch (op[0] & WTJ_OP_KIND_MASK) {
 		case WTJ_ADD:
-			res = wheeltimer_add(w->wt, op[1], 0, flags, 0, &handle);
+			res = wheeltimer_add(w->wt, op[1], 0, flags, cookie, &handle);
 			break;
 		case WTJ_ADD_SLACK:
-			res = wheeltimer_add(w->wt, op[1], op[2], flags, 0, &handle);
+			res = wheeltimer_add(w->wt, op[1], op[2], flags, cookie, &handle);
 			break;
 		case WTJ_ADD_PERIODIC:
 			res = wheeltimer_add_periodic(w->wt, op[1], op[2], op[3],
-						      flags, 0, &handle);
+						      flags, cookie, &handle);
 			break;
 		default:
 			res = wheeltimer_cancel(w->wt, op[1], flags);

@@ -30,13 +30,15 @@ final class Native {
 
     /*
      * Operations, as the worker writes them into a long[] for apply()
-     * (WTJ_* in wheeltimer_jni.c): a head word, the kind and the
-     * library's flags (shifted by OP_FLAGS_SHIFT), then the kind's
+     * (WTJ_* in wheeltimer_jni.c): a head word, the kind in the low byte,
+     * the library's flags above it (shifted by OP_FLAGS_SHIFT, 24 bits),
+     * an add's cookie in the high half (OP_COOKIE_SHIFT), then the kind's
      * arguments. apply() writes one outcome per operation: an add's
      * handle, 0 for a cancel, or for a failure the errno shifted left by
      * 32 (a handle's low half, its index, is never 0).
      */
     static final int OP_FLAGS_SHIFT = 8;
+    static final int OP_COOKIE_SHIFT = 32;
     /** A one-shot add without slack: the deadline. */
     static final long OP_ADD = 1;
     /** A one-shot add: the deadline, the slack. */
@@ -51,11 +53,12 @@ final class Native {
     /*
      * Records, as waitRound(), reapRound() and nextChunk() hand them over:
      * libwheeltimer's struct wheeltimer_event, REC_WORDS longs each; the
-     * handle, the cookie (unused here), the deadline, the time it fired,
+     * handle, the cookie (the worker's slot), the deadline, the time it fired,
      * the overruns, and the flags with the result in the high half.
      */
     static final int REC_WORDS = 6;
     static final int REC_HANDLE = 0;
+    static final int REC_COOKIE = 1;
     static final int REC_OVERRUNS = 4;
     static final int REC_FLAGS_RES = 5;
 

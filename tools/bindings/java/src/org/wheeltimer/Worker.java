@@ -30,14 +30,22 @@ import java.util.concurrent.FutureTask;
  * ends the wait with {@code wheeltimer_wake()}; then it runs the tasks of
  * what fired, in deadline order, chunk by chunk.
  *
- * <p>A timeout in the engine is found by its handle's index (the library's
- * handle is an index into its table of handles, dense and reused most
- * recently freed first, plus a generation): {@link #byIndex} holds it, and
- * it holds its whole handle, which a record must match. An entry is
- * cleared when the timeout's cancel is queued (the library releases the
- * handle then) or its final record is read (the library released it when
- * it reaped the record). No operation is queued while a round's records
- * are being run, so an index cannot be reused under a record not yet run.
+ * <p>A timeout the engine holds has a slot in {@link #bySlot}, given when
+ * the worker takes it and kept in the timeout's state; its add carries the
+ * slot as the cookie that each of its records brings back, and a record
+ * must also match the timeout's whole handle. A slot is freed when the
+ * timeout's cancel is queued or its final record is read. No operation is
+ * queued while a round's records are being run, so a slot is not reused
+ * under a record not yet run.
+ *
+ * <p>Slots are given in order, each the first free one after the last
+ * given, in a table at most three quarters full. The table is old in the
+ * collector's heap, and storing a young timeout into it marks the card
+ * (512 bytes) it falls in for G1's refinement: slots given in order mark
+ * a card per few dozen adds. The library's handle indexes, which the table
+ * was indexed by before, are reused most recently freed first, as random
+ * as the cancels that free them: a card per add, which G1's refinement
+ * threads then scanned (see the binding's README for the figures).
  */
 final class Worker implements Runnable, HandOver.Round {
     private final WheelTimer timer;
@@ -56,8 +64,11 @@ final class Worker implements Runnable, HandOver.Round {
     private final long[] records;
     private final long[] scratch = new long[2];
 
-    /** The timeouts the engine holds, by their handle's index. */
-    private WheelTimeout[] byIndex = new WheelTimeout[1024];
+    /** The timeouts the engine holds, by their slot (0 is none). */
+    private WheelTimeout[] bySlot = new WheelTimeout[1024];
+    /** Where the search for a free slot starts: after the last given. */
+    private int nextSlot = 1;
+    private int slotsUsed;
     /** A round's records are being run: nothing may be queued (see above). */
     private boolean inRound;
 
@@ -184,13 +195,45 @@ final class Worker implements Runnable, HandOver.Round {
     /** HandOver's: {@code t} is taken for the engine and queued, unless it was cancelled since. */
     @Override
     public void add(WheelTimeout t, boolean held) {
-        if (t.take()) {
+        int slot = freeSlot();
+        if (t.take(slot)) {
             // From here cancel() pushes it again.
-            queueAdd(t);
+            bySlot[slot] = t;
+            nextSlot = slot + 1;
+            slotsUsed++;
+            queueAdd(t, slot);
         }
     }
 
-    private void queueAdd(WheelTimeout a) {
+    /** The first free slot from {@link #nextSlot} on, the table grown first if it is 3/4 full. */
+    private int freeSlot() {
+        if (slotsUsed >= bySlot.length / 4 * 3) {
+            if (bySlot.length > WheelTimeout.MAX_SLOT / 2) {
+                throw new IllegalStateException("more timeouts than the worker's table has slots: "
+                                                + slotsUsed);
+            }
+            bySlot = Arrays.copyOf(bySlot, bySlot.length * 2);
+        }
+        WheelTimeout[] table = bySlot;
+        int i = nextSlot;
+        for (;;) {
+            if (i >= table.length) {
+                i = 1;
+            }
+            if (table[i] == null) {
+                return i;
+            }
+            i++;
+        }
+    }
+
+    /** Frees the slot of {@code t}, which the engine no longer holds. */
+    private void release(WheelTimeout t) {
+        bySlot[t.slot()] = null;
+        slotsUsed--;
+    }
+
+    private void queueAdd(WheelTimeout a, int slot) {
         if (opWords + Native.OP_MAX_WORDS > ops.length || opCount == opsMax) {
             flush();
         }
@@ -215,6 +258,7 @@ final class Worker implements Runnable, HandOver.Round {
             ops[w + 1] = a.deadline;
             opWords = w + 2;
         }
+        ops[w] |= (long) slot << Native.OP_COOKIE_SHIFT;
         opOwner[opCount++] = a;
     }
 
@@ -223,11 +267,18 @@ final class Worker implements Runnable, HandOver.Round {
      * its final record was read, its add failed, or it was never added.
      */
     private void queueCancel(WheelTimeout t) {
-        int i = (int) t.handle;
-        if (i <= 0 || i >= byIndex.length || byIndex[i] != t) {
+        int slot = t.slot();
+        if (slot == 0 || bySlot[slot] != t) {
             return;
         }
-        byIndex[i] = null;
+        if (t.handle == 0) {
+            // Its add is queued, not yet applied: apply it to learn its handle.
+            flush();
+            if (bySlot[slot] != t) {
+                return;
+            }
+        }
+        release(t);
         if (opWords + Native.OP_MAX_WORDS > ops.length || opCount == opsMax) {
             flush();
         }
@@ -266,26 +317,12 @@ final class Worker implements Runnable, HandOver.Round {
             return;
         }
         opOwner[i] = null;
-        int index = (int) r;
-        if (index == 0) {
+        if ((int) r == 0) {
+            release(t);
             refuse(t, -err);
             return;
         }
-        if (index < 0 || index >= byIndex.length) {
-            grow(index);
-        }
-        byIndex[index] = t;
         t.handle = r;
-    }
-
-    /** Room in the tables for {@code index}, an unsigned 32-bit index. */
-    private void grow(int index) {
-        long need = Integer.toUnsignedLong(index) + 1;
-        if (need > Integer.MAX_VALUE - 8) {
-            throw new IllegalStateException("a wheeltimer handle's index beyond any table: " + need);
-        }
-        int cap = (int) Math.max(need, Math.min((long) byIndex.length * 2, Integer.MAX_VALUE - 8));
-        byIndex = Arrays.copyOf(byIndex, cap);
     }
 
     /**
@@ -320,8 +357,8 @@ final class Worker implements Runnable, HandOver.Round {
     private void dispatchOne(long[] r, int k) {
         long handle = r[k + Native.REC_HANDLE];
         long flagsRes = r[k + Native.REC_FLAGS_RES];
-        int i = (int) handle;
-        WheelTimeout t = i > 0 && i < byIndex.length ? byIndex[i] : null;
+        int slot = (int) r[k + Native.REC_COOKIE];
+        WheelTimeout t = slot > 0 && slot < bySlot.length ? bySlot[slot] : null;
         if (t == null || t.handle != handle) {
             WheelTimer.LOG.log(Level.ERROR, "a wheeltimer record for no timeout (handle {0})",
                                Long.toUnsignedString(handle, 16));
@@ -330,13 +367,13 @@ final class Worker implements Runnable, HandOver.Round {
         int flags = (int) flagsRes;
         if ((flags & (Native.EV_ADD | Native.EV_MODIFY | Native.EV_CANCEL)) != 0) {
             // Only a failed add can come: this binding neither modifies nor asks for NOTIFY.
-            byIndex[i] = null;
+            release(t);
             refuse(t, (int) (flagsRes >> 32));
             return;
         }
         fired++;
         if (!(t instanceof SlackOrPeriodicTimeout p) || p.period == 0) {
-            byIndex[i] = null;
+            release(t);
             if (t.expire()) {
                 // Uncounted before it runs, as HashedWheelTimer does.
                 handOver.ended();
@@ -352,12 +389,12 @@ final class Worker implements Runnable, HandOver.Round {
                 queueCancel(p);
                 flush();
             } else {
-                byIndex[i] = null;
+                release(t);
             }
             return;
         }
         if (last) {
-            byIndex[i] = null;
+            release(t);
         }
         run(p);
         if (p.endRunning(last) && last) {
@@ -463,7 +500,7 @@ final class Worker implements Runnable, HandOver.Round {
         } else {
             handOver.forEachPending(all::add);
         }
-        for (WheelTimeout t : byIndex) {
+        for (WheelTimeout t : bySlot) {
             if (t != null) {
                 all.add(t);
             }
@@ -480,11 +517,11 @@ final class Worker implements Runnable, HandOver.Round {
     private void shutdown() {
         // The adds never handed over: held back, or pushed since.
         handOver.forEachPending(this::stopCancel);
-        for (int i = 0; i < byIndex.length; i++) {
-            WheelTimeout t = byIndex[i];
+        for (int i = 0; i < bySlot.length; i++) {
+            WheelTimeout t = bySlot[i];
             if (t != null) {
                 stopCancel(t);
-                byIndex[i] = null;
+                bySlot[i] = null;
             }
         }
         FutureTask<?> f;
