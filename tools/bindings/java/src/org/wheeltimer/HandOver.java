@@ -19,8 +19,8 @@ import java.util.function.Consumer;
  * {@code newTimeout()}, {@code cancel()}, {@code start()}, {@code stop()},
  * {@code stats()} ...) and its worker (the one thread that calls
  * libwheeltimer for the timer, {@link Worker}). Nothing else passes
- * between them; Documentation/java-hand-over.md tells the design and what
- * measurements chose it.
+ * between them. The binding's README tells the design (its "Design") and
+ * the measurements that chose it ("Measured against HashedWheelTimer").
  *
  * <h2>The rules</h2>
  *
@@ -47,8 +47,9 @@ import java.util.function.Consumer;
  *                          when it fails
  * commands                 callers (offer)                the worker (poll) its own queue
  * wakers, closing          wakers; the worker at its end  the worker        shared line
- * readSegment, readIndex,  the worker                     the worker        worker's line
- * readHint, clearFrom
+ * where the worker is in   the worker                     the worker        worker's line
+ * the queue (cur, held,
+ * roundEnd, scan, clear)
  * </pre>
  *
  * <p>So a caller writes, per newTimeout() and cancel(), the callers' line and
@@ -56,14 +57,14 @@ import java.util.function.Consumer;
  * only to clear {@code urgent} once a round when a caller set it. The
  * worker writes the shared line twice a wait ({@code sleep}), and the line
  * of {@code ended} once a timeout it ends (expires, most often); callers
- * only read them. Padding (128 bytes, so
- * that an adjacent-line prefetch does not pair them) keeps the three
- * lines, and the worker's own, apart from each other and from whatever
- * the heap puts beside the object. The worker never looks at a timeout
- * that it can leave alone: an add due {@link Worker#HOLD_NANOS} or more
- * later is held back a round by its slot's deadline hint, without reading
- * the timeout, so that a request timeout cancelled within a round is never
- * in the worker's cache when its caller cancels it.
+ * only read them. Padding (128 bytes, so that an adjacent-line prefetch
+ * does not pair them) keeps these lines, and the worker's own, apart from
+ * each other and from whatever the heap puts beside the object. The
+ * worker never looks at a timeout that it can leave alone: an add due
+ * {@link Worker#HOLD_NANOS} or more later is held back a round by its
+ * slot's deadline hint, without reading the timeout, so that a request
+ * timeout cancelled within a round is not in the worker's cache while its
+ * caller may still cancel it.
  *
  * <h2>Why the order is safe</h2>
  *
@@ -83,14 +84,21 @@ import java.util.function.Consumer;
  *     means the slot was full; so every slot below the one a caller fills
  *     is full, and the worker, which reads in order, may stop at the first
  *     empty slot.
- * <li><b>The worker sees what the caller made.</b> It reads each slot with
- *     acquire, which the caller's compare-and-set released: the timeout's
- *     fields, and all the caller did before (a future's task), are
- *     visible.
+ * <li><b>The worker sees what the caller made.</b> It reads each slot
+ *     first with acquire (a round's first pass), which the caller's
+ *     compare-and-set released: the timeout's fields, and all the caller
+ *     did before (a future's task), are visible to that pass and the
+ *     later ones, which read the slot plainly.
  * <li><b>A hint is never wrong, only missing.</b> The deadline hint is
  *     written plainly after the slot: the worker may read 0, which means
  *     "look at the timeout itself" (a cancel's push writes none). Holding
- *     back by the hint is only a way not to touch the timeout.
+ *     back by the hint is only a way not to touch the timeout: each pass
+ *     decides by the timeout's own state whether it still has to be
+ *     handed over, so passes that read the hint differently agree: the
+ *     round after, every add still neither taken nor cancelled is handed
+ *     over. (On a JVM that splits a long's write, a torn hint can only
+ *     hold an add back a round, a linger later, never lose it or run it
+ *     early.)
  * <li><b>A consumed slot is never filled again.</b> The worker overwrites
  *     only slots it consumed, with {@link #CONSUMED}, which no caller's
  *     compare-and-set from null can replace.
@@ -398,7 +406,6 @@ final class HandOver extends HandOverEndedLine {
         while (scanning(roundEnd, roundEndIndex)) {
             drainAdd(horizon, round);
         }
-        heldHorizon = horizon;
         heldSegment = curSegment;
         heldIndex = curIndex;
         curSegment = roundEnd;
@@ -439,17 +446,15 @@ final class HandOver extends HandOverEndedLine {
         return true;
     }
 
-    /** An add of the last round's, at the scan: given now if it was held back and is still pending. */
+    /**
+     * A slot of the last round's, at the scan: given now if it holds an add
+     * still pending, not taken nor cancelled, which the last round held
+     * back (it took, or skipped, every other).
+     */
     private void drainHeld(Round round) {
-        Segment s = scanSegment;
-        int i = scanIndex++;
-        long hint = s.hints[i];
-        // One with a hint below the last horizon was given, or dropped, then.
-        if (hint == 0 || hint >= heldHorizon) {
-            WheelTimeout t = s.timeouts[i];
-            if (t.state() == WheelTimeout.ST_INIT) {
-                round.add(t, true);
-            }
+        WheelTimeout t = scanSegment.timeouts[scanIndex++];
+        if (t.state() == WheelTimeout.ST_INIT) {
+            round.add(t, true);
         }
     }
 
@@ -686,8 +691,7 @@ abstract class HandOverWorkerLine extends HandOverPadWorker {
     /** Where the last round started: its adds held back lie from here to cur. */
     HandOver.Segment heldSegment;
     int heldIndex;
-    /** The last round's horizon, and the adds it held back. */
-    long heldHorizon;
+    /** The adds the last round held back. */
     int heldCount;
     /** During drain(): where the round ends, the scan of a pass, the adds given. */
     HandOver.Segment roundEnd;
