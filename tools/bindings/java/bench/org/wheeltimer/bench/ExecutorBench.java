@@ -31,13 +31,14 @@ import org.wheeltimer.WheelScheduledExecutor;
 import org.wheeltimer.WheelTimer;
 
 /**
- * {@code ExecutorBench [--quick] [--max-pending N] [--rounds N] [--ops N]}:
+ * {@code ExecutorBench [--quick] [--max-pending N] [--rounds N] [--ops N] [--resolution NS]}:
  * each executor, with a pool of one thread, measured the same way in turn,
  * rounds going round the executors so that a slow spell of the machine
  * falls on all of them; medians of the rounds (5; --rounds), after a round
  * that warms the JIT up. Only ratios between executors of one run mean
  * anything. --ops is the operations per measurement of schedule + cancel
- * (1 M), --max-pending leaves out the larger pending counts.
+ * (1 M), --max-pending leaves out the larger pending counts, --resolution
+ * gives WheelScheduledExecutor another resolution than its default.
  *
  * <ul>
  * <li>schedule + cancel: {@code P} request timeouts 30 s away pending (1 K,
@@ -149,8 +150,9 @@ public final class ExecutorBench {
 
     public static void main(String[] args) throws Exception {
         List<String> a = Arrays.asList(args);
+        int resolution = option(a, "--resolution", 0);
         new ExecutorBench(a.contains("--quick"), option(a, "--max-pending", 1_000_000),
-                          option(a, "--rounds", 0), option(a, "--ops", 0)).run();
+                          option(a, "--rounds", 0), option(a, "--ops", 0)).run(resolution);
     }
 
     private static int option(List<String> args, String name, int otherwise) {
@@ -158,9 +160,12 @@ public final class ExecutorBench {
         return i >= 0 ? Integer.parseInt(args.get(i + 1)) : otherwise;
     }
 
-    private void run() throws Exception {
+    private void run(int resolution) throws Exception {
         List<Config> configs = List.of(
-                new Config("WheelScheduledExecutor", f -> new WheelScheduledExecutor(1, f)),
+                new Config("WheelScheduledExecutor", f -> resolution > 0
+                        ? WheelScheduledExecutor.builder().threadFactory(f)
+                                .resolution(resolution, TimeUnit.NANOSECONDS).build()
+                        : new WheelScheduledExecutor(1, f)),
                 new Config("STPE", f -> new ScheduledThreadPoolExecutor(1, f)),
                 new Config("STPE, removeOnCancel", f -> {
                     ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, f);
@@ -168,8 +173,13 @@ public final class ExecutorBench {
                     return s;
                 }));
         int n = configs.size();
+        ScheduledExecutorService first = configs.get(0).make.apply(new Named());
+        floorResolution = ((WheelScheduledExecutor) first).resolutionNanos();
+        close(first);
         System.out.println(Machine.describe("executor bench" + (quick ? " (quick)" : "")) + ", heap "
-                           + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
+                           + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB"
+                           + ", WheelScheduledExecutor's resolution " + floorResolution + " ns"
+                           + (resolution > 0 ? " (--resolution)" : " (its default)"));
         System.out.println("# warming up");
         for (Config c : configs) {
             with(c, e -> churn(of(e), 1_000, 1, churnOps / 4, new double[1]));
@@ -377,10 +387,14 @@ public final class ExecutorBench {
         };
     }
 
+    /** The resolution of WheelScheduledExecutor as measured, which its floor is measured at. */
+    private long floorResolution = WheelTimer.DEFAULT_RESOLUTION_NANOS;
+
     /** The timer alone, as WheelScheduledExecutor opens it: the floor of its schedule + cancel. */
-    private static double timerChurn(int pending, int threads, int ops, double[] cpu)
+    private double timerChurn(int pending, int threads, int ops, double[] cpu)
             throws InterruptedException {
-        WheelTimer t = new WheelTimer(new Named());
+        WheelTimer t = WheelTimer.builder().threadFactory(new Named())
+                .resolution(floorResolution, TimeUnit.NANOSECONDS).build();
         try {
             return churn(of(t), pending, threads, ops, cpu);
         } finally {
