@@ -11,6 +11,7 @@
  *
  *	main.c		module parameters, the misc device, init and exit
  *	file.c		the file operations: open, release, read, poll, ioctl
+ *	lock.c		the file's mutex, and waking those it turned away
  *	ops.c		WT_OP_ADD, WT_OP_CANCEL and WT_OP_MODIFY, alone or
  *			batched: the copies in and out
  *	ioctl.c		the other ioctls: API, configuration, ADVANCE, eventfd,
@@ -151,6 +152,8 @@ unsigned long wt_user_limit_bytes(void);
 
 /* file.c */
 extern const struct file_operations wt_fops;
+
+/* lock.c */
 int wt_lock(struct wt_ctx *ctx);
 bool wt_trylock(struct wt_ctx *ctx, int who);
 void wt_unlock(struct wt_ctx *ctx);
