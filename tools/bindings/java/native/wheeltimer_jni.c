@@ -115,34 +115,33 @@ _Static_assert(offsetof(struct wheeltimer_event, overruns) == 4 * sizeof(jlong) 
 
 /*
  * The counters stats() copies into Java's long[], by name: the one list of
- * them, X(field of struct wheeltimer_stats). Java finds each by its name
- * (statsNames()) when it loads, so that a field added to the struct, or
- * moved, or to this list, shifts none of them, and one Java reads that the
- * list lost fails the load.
+ * them, each a field of struct wheeltimer_stats. Java finds each by its
+ * name (statsNames()) when it loads, so that a field added to the struct,
+ * or moved, or to this list, shifts none of them, and one Java reads that
+ * the list lost fails the load. Every field of the struct is a uint64_t
+ * (the library's ABI says so), copied as one.
  */
-#define WTJ_STATS(X)		\
-	X(resolution_ns)	\
-	X(max_pending)		\
-	X(live)			\
-	X(added)		\
-	X(fired)		\
-	X(cancelled)		\
-	X(withdrawn)		\
-	X(overruns)		\
-	X(timer_programs)	\
-	X(submits)		\
-	X(submitted)		\
-	X(reads)
+#define WTJ_STAT(field)	{ #field, offsetof(struct wheeltimer_stats, field) }
 
-#define WTJ_STAT_CHECK(field) \
-	_Static_assert(sizeof(((struct wheeltimer_stats *)0)->field) == sizeof(uint64_t), \
-		       #field " is a 64-bit counter");
-#define WTJ_STAT_OFFSET(field)	offsetof(struct wheeltimer_stats, field),
-#define WTJ_STAT_NAME(field)	#field,
-WTJ_STATS(WTJ_STAT_CHECK)
-static const size_t wtj_stat_offsets[] = { WTJ_STATS(WTJ_STAT_OFFSET) };
-static const char *const wtj_stat_names[] = { WTJ_STATS(WTJ_STAT_NAME) };
-#define WTJ_STATS_WORDS		ARRAY_SIZE(wtj_stat_offsets)
+static const struct wtj_stat {
+	const char *name;
+	size_t offset;
+} wtj_stats[] = {
+	WTJ_STAT(resolution_ns),
+	WTJ_STAT(max_pending),
+	WTJ_STAT(live),
+	WTJ_STAT(added),
+	WTJ_STAT(fired),
+	WTJ_STAT(cancelled),
+	WTJ_STAT(withdrawn),
+	WTJ_STAT(overruns),
+	WTJ_STAT(timer_programs),
+	WTJ_STAT(submits),
+	WTJ_STAT(submitted),
+	WTJ_STAT(reads),
+};
+
+#define WTJ_STATS_WORDS		ARRAY_SIZE(wtj_stats)
 
 /* A record's place in deadline order. */
 struct wtj_key {
@@ -630,7 +629,7 @@ static jint wtj_stats(JNIEnv *env, jclass cls, jlong ptr, jlongArray out)
 	if (res)
 		return res;
 	for (i = 0; i < WTJ_STATS_WORDS; i++) {
-		memcpy(&counter, (const char *)&st + wtj_stat_offsets[i], sizeof(counter));
+		memcpy(&counter, (const char *)&st + wtj_stats[i].offset, sizeof(counter));
 		v[i] = (jlong)counter;
 	}
 	(*env)->SetLongArrayRegion(env, out, 0, WTJ_STATS_WORDS, v);
@@ -651,7 +650,7 @@ static jobjectArray wtj_stats_names(JNIEnv *env, jclass cls)
 	names = (*env)->NewObjectArray(env, WTJ_STATS_WORDS, string, NULL);
 	(*env)->DeleteLocalRef(env, string);
 	for (i = 0; names && i < WTJ_STATS_WORDS; i++) {
-		name = (*env)->NewStringUTF(env, wtj_stat_names[i]);
+		name = (*env)->NewStringUTF(env, wtj_stats[i].name);
 		if (!name)
 			return NULL;
 		(*env)->SetObjectArrayElement(env, names, i, name);
