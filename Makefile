@@ -283,7 +283,8 @@ check-vm32: vm-module selftests32
 		tee $(BUILD)/check-vm32.log
 
 # The debug kernel (KASAN, lockdep, kmemleak, UBSAN, failslab) is built once
-# from linux-source-6.1 and cached; the module is built against it from a
+# from linux-source-6.1 and cached (rebuilt when its config or the installed
+# linux-source-6.1 changes); the module is built against it from a
 # copy of the sources, so that the two builds never share objects.
 debug-kernel:
 	@tools/debug-kernel/build >/dev/null
