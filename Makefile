@@ -283,7 +283,8 @@ check-vm32: vm-module selftests32
 		tee $(BUILD)/check-vm32.log
 
 # The debug kernel (KASAN, lockdep, kmemleak, UBSAN, failslab) is built once
-# from linux-source-6.1 and cached; the module is built against it from a
+# from linux-source-6.1 and cached (rebuilt when its config or the installed
+# linux-source-6.1 changes); the module is built against it from a
 # copy of the sources, so that the two builds never share objects.
 debug-kernel:
 	@tools/debug-kernel/build >/dev/null
@@ -560,7 +561,8 @@ bench-cluster: stage-java
 #   check-deb          the Debian packages, built, checked and linted
 #   check-man          the manual pages and the Markdown files' links
 #   check-arm64        the selftests and the library on Debian's arm64 kernel
-#   check-deps         tools/deps against stand-ins for apt-get
+#   check-deps         tools/deps and tools/vm/fetch-kernel against stand-ins
+#                      for apt
 CHECKS		:= check-wheel check-wheel-fuzz check-lib check-vm \
 		   check-vm32 check-vm-debug check-upstream check-kernels check-fuzz \
 		   check-examples check-lib-vm check-java check-java-ahc check-java-vm \
@@ -672,11 +674,15 @@ check-deb:
 	@set -o pipefail; tools/install/check-deb | tee $(BUILD)/check-deb.log
 
 # tools/deps against stand-ins for apt-get: apt's errors passed on, its
-# locks waited for. Installs nothing; about 4 s.
+# locks waited for; and tools/vm/fetch-kernel --arch against stand-ins for
+# apt-get and apt-cache: the release it takes when the archive's
+# architectures are out of step. Installs and fetches nothing; about 10 s.
 check-deps:
-	@echo "== tools/deps"
+	@echo "== tools/deps, tools/vm/fetch-kernel"
 	@mkdir -p $(BUILD)
-	@set -o pipefail; tools/deps-test | tee $(BUILD)/check-deps.log
+	@set -o pipefail; { tools/deps-test; deps=$$?; \
+		tools/vm/fetch-kernel-test && [ $$deps = 0 ]; } | \
+		tee $(BUILD)/check-deps.log
 
 # Every page renders without a warning, and the program of wheeltimer(4)'s
 # EXAMPLES compiles with warnings as errors (check-examples runs it); every
