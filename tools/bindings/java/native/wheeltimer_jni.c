@@ -126,7 +126,7 @@ _Static_assert(offsetof(struct wheeltimer_event, overruns) == 4 * sizeof(jlong) 
 static const struct wtj_stat {
 	const char *name;
 	size_t offset;
-} wtj_stats[] = {
+} wtj_counters[] = {
 	WTJ_STAT(resolution_ns),
 	WTJ_STAT(max_pending),
 	WTJ_STAT(live),
@@ -141,7 +141,7 @@ static const struct wtj_stat {
 	WTJ_STAT(reads),
 };
 
-#define WTJ_STATS_WORDS		ARRAY_SIZE(wtj_stats)
+#define WTJ_STATS_WORDS		ARRAY_SIZE(wtj_counters)
 
 /* A record's place in deadline order. */
 struct wtj_key {
@@ -629,7 +629,7 @@ static jint wtj_stats(JNIEnv *env, jclass cls, jlong ptr, jlongArray out)
 	if (res)
 		return res;
 	for (i = 0; i < WTJ_STATS_WORDS; i++) {
-		memcpy(&counter, (const char *)&st + wtj_stats[i].offset, sizeof(counter));
+		memcpy(&counter, (const char *)&st + wtj_counters[i].offset, sizeof(counter));
 		v[i] = (jlong)counter;
 	}
 	(*env)->SetLongArrayRegion(env, out, 0, WTJ_STATS_WORDS, v);
@@ -650,7 +650,7 @@ static jobjectArray wtj_stats_names(JNIEnv *env, jclass cls)
 	names = (*env)->NewObjectArray(env, WTJ_STATS_WORDS, string, NULL);
 	(*env)->DeleteLocalRef(env, string);
 	for (i = 0; names && i < WTJ_STATS_WORDS; i++) {
-		name = (*env)->NewStringUTF(env, wtj_stats[i].name);
+		name = (*env)->NewStringUTF(env, wtj_counters[i].name);
 		if (!name)
 			return NULL;
 		(*env)->SetObjectArrayElement(env, names, i, name);
