@@ -496,8 +496,10 @@ TEST_F(real, an_emptied_file_fires_once_for_nothing_then_stays_quiet)
 
 	if (self->fd < 0)
 		return;
-	ASSERT_EQ(0, wt_add(self->fd, 20 * MSEC, &id));
-	ASSERT_EQ(WT_STATUS_PENDING, wt_cancel(self->fd, id));
+	ASSERT_EQ(0, wt_add(self->fd, 200 * MSEC, &id));
+	/* A machine 200 ms slow between two calls has nothing to show here. */
+	if (wt_cancel(self->fd, id) != WT_STATUS_PENDING)
+		SKIP(return, "the timeout fired before its cancel");
 	/* The stale expiry passes, finds nothing and arms nothing. */
 	for (i = 0; i < 1000; i++) {
 		if (wt_fdinfo_has(self->fd, "hrtimer_armed_tick:\t-\n"))
@@ -610,11 +612,18 @@ TEST_F(real, a_read_that_fills_its_buffer_still_arms_for_what_is_due_next)
 	ASSERT_EQ(0, wt_add_abs(self->fd, third, &id));
 	ASSERT_EQ(1, wt_read(self->fd, ev, 1));
 	EXPECT_EQ(first, ev[0].deadline);
-	ASSERT_EQ(sizeof(count), read(efd, &count, sizeof(count)));
+	/*
+	 * The read collected what was due when it ran. One that ran 40 ms
+	 * late took the third with the first two: nothing was left to arm.
+	 */
+	if (now(self) >= third)
+		SKIP(goto out, "the read ran after the third's deadline");
 	/* Nobody reads: the third's expiry comes all the same. */
+	ASSERT_EQ(sizeof(count), read(efd, &count, sizeof(count)));
 	p.fd = efd;
-	EXPECT_EQ(1, poll(&p, 1, 5000))
-		TH_LOG("no expiry for the timeout due 40 ms after the first two");
+	if (count < 2)
+		EXPECT_EQ(1, poll(&p, 1, 5000))
+			TH_LOG("no expiry for the timeout due 40 ms after the first two");
 	heard = now(self);
 	n = wt_read(self->fd, ev + 1, 2);
 	ASSERT_EQ(2, n);
@@ -626,6 +635,7 @@ TEST_F(real, a_read_that_fills_its_buffer_still_arms_for_what_is_due_next)
 			TH_LOG("the third was stamped %llu us after its deadline",
 			       (ev[i].fired_at - third) / USEC);
 	}
+out:
 	close(efd);
 }
 
