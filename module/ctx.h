@@ -9,7 +9,7 @@
  * readers' waitqueue, an eventfd, the opener's time namespace and user.
  * Each file of the module does one job:
  *
- *	main.c		module parameters, the misc device, init and exit
+ *	main.c		the limits (sysctls), the misc device, init and exit
  *	file.c		the file operations: open, release, read, poll, ioctl
  *	ops.c		WT_OP_ADD, WT_OP_CANCEL and WT_OP_MODIFY, alone or
  *			batched: the copies in and out
@@ -140,7 +140,7 @@ static inline bool wt_records_owed(const struct wt_ctx *ctx)
 	return wt_core_owes(&ctx->core) || READ_ONCE(ctx->expired);
 }
 
-/* main.c: the module parameters, as they are now. */
+/* main.c: the limits, as they are now. */
 unsigned long wt_pending_default(void);
 unsigned long wt_pending_limit(void);
 unsigned long wt_user_limit_bytes(void);
