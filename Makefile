@@ -4,15 +4,31 @@
 #
 #   make            build wheeltimer.ko for the running kernel (KDIR= for another)
 #   make deps       install every Debian package the targets below need
-#   make check      every test: userspace, then the selftests in VMs
 #   make demo       load the module in a VM and show it at work
+#   make check-module  the module and its tests, the library included
+#   make check      every test: userspace, then the selftests in VMs (the
+#                   list of suites is above CHECKS, below)
 #   make lint       checkpatch --strict and sparse
-#   make vm CMD=... run a command in a VM with the module loaded
-#   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install
+#   make vm CMD=... run a command in a VM with the module loaded (tools/vm)
+#   make install    the module, wheelctl, the header, the man pages, the udev
+#                   rule; uninstall; dkms-install (tools/install)
+#   make wheelctl   build the tool (tools/wheelctl); examples (tools/examples)
+#   make lib        build libwheeltimer (tools/lib/wheeltimer); lib-install,
+#                   lib-uninstall, check-lib, check-lib-vm
 #   make java       build the Java binding (tools/bindings/java) and its
-#                   executor; bench-java, bench-java-host, bench-java-exec
+#                   executor; check-java, check-java-vm, check-java-ahc,
+#                   bench-java, bench-java-host, bench-java-exec
 #   make scheduler  build the cluster scheduler (tools/scheduler); check-cluster, bench-cluster
+#   make stage-lib, stage-java  install libwheeltimer, and the binding, into
+#                   build/stage, which the binding and the scheduler build against
+#   make bench      the benchmark in the VM (ns under TCG, then instructions
+#                   under icount) and natively (tools/bench);
+#                   bench-instructions, bench-host, bench-plot, bench-core,
+#                   fuzz-core; check-perf, the gate (tools/bench/budgets)
+#   make fuzz       trinity and wtfuzz on the debug kernel (tools/fuzz)
+#   make check-arm64  the selftests and the library on arm64 (tools/vm)
 #   make upstream   the patch series for the kernel tree, in build/upstream
+#   make clean      remove every build product and build/
 #
 # `make`, `make install` and `make dkms-install` never install packages:
 # they say what is missing. `make deps` installs what everything needs, and
@@ -70,20 +86,20 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	debug-kernel debug-module demo vm lint checkpatch sparse clean help \
 	wheelctl examples check-examples check-demo check-build check-dkms check-deb check-man \
 	install uninstall dkms-install check-wheel check-wheel-fuzz \
-	fuzz-core bench-core bench bench-host bench-plot check-bench fuzz \
+	fuzz-core bench-core bench bench-instructions bench-host bench-plot \
+	check-bench check-perf fuzz \
 	check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
 	java check-java check-java-ahc check-java-vm bench-java bench-java-host \
 	bench-java-exec \
 	arm64-module arm64-selftests arm64-lib check-arm64 \
 	scheduler check-cluster bench-cluster upstream upstream-kernel \
-	check-upstream \
-	check-deps
+	check-upstream check-deps check-module stage-lib stage-java
 
 all: module
 
 help:
-	@sed -n 's/^#   //p' Makefile
+	@sed -n '1,/^$$/s/^#   //p' Makefile
 
 # Everything the targets need, and the headers of the running kernel if
 # Debian has them.
@@ -182,17 +198,27 @@ bench-core:
 	@$(WHEEL_TESTS) bench
 
 # The benchmark (tools/bench): wheeltimer against timerfd and io_uring in
-# one VM boot; tables on the console and in build/bench/results.txt, CSVs
-# in build/bench/. QUICK=1 is the smoke run of seconds that check runs.
+# the VM, in two instruments, one boot each: ns under QEMU's TCG (tables in
+# build/bench/results.txt, CSVs in build/bench/), then instructions under
+# QEMU's icount (build/bench/icount/); then the host half, and the main
+# figures of both side by side (build/bench/summary.txt). QUICK=1 is the
+# smoke run of seconds that check runs (TCG only).
 bench: vm-module
 	@tools/deps build vm bench
 	@tools/bench/run $(if $(filter 1,$(QUICK)),--quick)
+	@$(if $(filter 1,$(QUICK)),:,tools/bench/run --icount)
 	@$(MAKE) --no-print-directory bench-host
+	@$(if $(filter 1,$(QUICK)),:,tools/bench/summary)
+
+# The VM half in instructions alone (icount), in build/bench/icount/.
+bench-instructions: vm-module
+	@tools/deps build vm bench
+	@tools/bench/run --icount
 
 # The host half: the wheel core and libwheeltimer's in-process engine
 # (tools/bench/host), then WheelTimer against Netty's HashedWheelTimer
 # (bench-java-host), natively, where nanoseconds are real.
-bench-host:
+bench-host: stage-lib
 	@tools/deps build bench lib java
 	@$(WHEEL_TESTS) $(BUILD)/wheel/bench/bench
 	@$(MAKE) --no-print-directory -C tools/bench
@@ -206,6 +232,16 @@ bench-plot:
 check-bench: vm-module
 	@tools/deps build vm bench
 	@set -o pipefail; tools/bench/run --quick | tee $(BUILD)/check-bench.log
+
+# The performance gate: instructions counted in the VM (icount) and on the
+# host (callgrind) against their budgets in tools/bench/budgets, about a
+# minute.
+check-perf: vm-module
+	@tools/deps build vm bench
+	@$(WHEEL_TESTS) $(BUILD)/wheel/bench/bench
+	@$(MAKE) --no-print-directory -s -C tools/bench
+	@echo "== the performance gate (tools/bench/budgets)"
+	@set -o pipefail; tools/bench/gate | tee $(BUILD)/check-perf.log
 
 # Syscall fuzzing on the debug kernel (tools/fuzz): trinity pointed at
 # /dev/wheeltimer and wtfuzz, which mutates valid requests and checks every
@@ -388,26 +424,52 @@ check-lib-vm: vm-module
 		--add tools/lib/wheeltimer/tests/run-vm:/bin/run-lib-tests \
 		-- /bin/run-lib-tests | tee $(BUILD)/check-lib-vm.log
 
+# The sub-projects build as an outside user's build would, against what
+# is installed, never against the tree's internals: the Java binding
+# against libwheeltimer found by pkg-config, the cluster scheduler against
+# the binding's jar and JNI library. Here each is installed first into
+# $(STAGE), a root of its own (DESTDIR, PREFIX=/usr: Debian's layout), by
+# its own `install` target, and the sub-project is pointed at it; outside
+# the tree they default to the system's install.
+STAGE		:= $(BUILD)/stage
+STAGE_LIB_ENV	:= PKG_CONFIG_SYSROOT_DIR=$(STAGE) PKG_CONFIG_LIBDIR=$(STAGE)/usr/lib/pkgconfig
+
+stage-lib: lib
+	@$(MAKE) --no-print-directory -s $(STAGE)/.lib
+
+# Installed again only when something installed changed, so that what
+# builds against it is not rebuilt for nothing.
+$(STAGE)/.lib: $(BUILD)/lib/libwheeltimer.a $(BUILD)/lib/libwheeltimer.so \
+		$(wildcard tools/lib/wheeltimer/include/wheeltimer/*.h \
+		tools/lib/wheeltimer/wheeltimer.pc.in tools/lib/wheeltimer/man/*/*)
+	@$(LIB_MAKE) install DESTDIR=$(STAGE) PREFIX=/usr LIBDIR=/usr/lib \
+		INCLUDEDIR=/usr/include MANDIR=/usr/share/man PKGCONFIGDIR=/usr/lib/pkgconfig
+	@touch $@
+
+stage-java: stage-lib
+	@$(JAVA_MAKE) install DESTDIR=$(STAGE) PREFIX=/usr JAVADIR=/usr/share/java
+
 # The Java binding (tools/bindings/java): WheelTimer, an io.netty.util.Timer
 # on libwheeltimer through JNI, and WheelScheduledExecutor, a
-# ScheduledExecutorService on it, in $(BUILD)/java. check-java: on this
-# machine, on the in-process engine, the JUnit suites against Netty's
-# HashedWheelTimer and WheelTimer, and against ScheduledThreadPoolExecutor
-# and WheelScheduledExecutor, then the examples. check-java-vm: in the VM,
-# on the kernel engine, WheelTimer's and WheelScheduledExecutor's halves of
-# the suites and the examples, with a runtime made by jlink. bench-java:
-# WheelTimer against HashedWheelTimer (100 ms and 1 ms ticks), then the
-# executor and AsyncHttpClient benchmarks, in one VM boot, on the kernel
-# engine; bench-java-host: WheelTimer's benchmark natively on this machine,
-# on the in-process engine (build/java/bench-host.txt). QUICK=1 is the
-# smoke run of seconds.
-JAVA_MAKE	= $(MAKE) --no-print-directory -C tools/bindings/java O=$(BUILD)/java
+# ScheduledExecutorService on it, in $(BUILD)/java; its Makefile lists
+# its targets. check-java: on this machine, on the in-process engine, the
+# JUnit suites against Netty's HashedWheelTimer and WheelTimer, and
+# against ScheduledThreadPoolExecutor and WheelScheduledExecutor, then the
+# examples. check-java-vm: in the VM, on the kernel engine, WheelTimer's
+# and WheelScheduledExecutor's halves of the suites and the examples, with
+# a runtime made by jlink. bench-java: WheelTimer against HashedWheelTimer
+# (100 ms and 1 ms ticks), then the executor and AsyncHttpClient
+# benchmarks, in one VM boot, on the kernel engine; bench-java-host:
+# WheelTimer's benchmark natively on this machine, on the in-process
+# engine (build/java/bench-host.txt). QUICK=1 is the smoke run of seconds.
+JAVA_MAKE	= $(STAGE_LIB_ENV) $(MAKE) --no-print-directory -C tools/bindings/java \
+		  O=$(BUILD)/java
 
-java:
+java: stage-lib
 	@tools/deps build lib java
 	@$(JAVA_MAKE)
 
-check-java:
+check-java: stage-lib
 	@tools/deps build lib java
 	@echo "== the Java binding on this machine (in-process engine)"
 	@mkdir -p $(BUILD)
@@ -416,77 +478,133 @@ check-java:
 # AsyncHttpClient (Debian's) with WheelTimer swapped in by one line:
 # 10 000 requests in flight against a local server (tools/bindings/java/ahc),
 # then the example, on this machine's in-process engine.
-check-java-ahc:
+check-java-ahc: stage-lib
 	@tools/deps build lib java ahc
 	@echo "== AsyncHttpClient with WheelTimer on this machine (in-process engine)"
 	@mkdir -p $(BUILD)
 	@set -o pipefail; $(JAVA_MAKE) check-ahc 2>&1 | tee $(BUILD)/check-java-ahc.log
 
-check-java-vm: vm-module
+check-java-vm: vm-module stage-lib
 	@tools/deps build lib java vm
 	@$(JAVA_MAKE) vm
 	@echo "== the Java binding in the VM (kernel engine)"
 	@set -o pipefail; tools/bindings/java/vm check | tee $(BUILD)/check-java-vm.log
 
-bench-java: vm-module
+bench-java: vm-module stage-lib
 	@tools/deps build lib java vm ahc
 	@$(JAVA_MAKE) vm-bench
 	@tools/bindings/java/vm bench $(if $(filter 1,$(QUICK)),--quick)
 
 # The executor and AsyncHttpClient benchmarks natively, on the in-process
 # engine (bench-java runs them in the VM too).
-bench-java-exec:
+bench-java-exec: stage-lib
 	@tools/deps build lib java ahc
 	@$(JAVA_MAKE) bench-exec
 
-bench-java-host:
+bench-java-host: stage-lib
 	@tools/deps build lib java
 	@$(JAVA_MAKE) bench-host $(if $(filter 1,$(QUICK)),QUICK=1)
 
 # The cluster scheduler (tools/scheduler): durable jobs in PostgreSQL,
-# each node firing its share through WheelTimer, in $(BUILD)/scheduler.
-# check-cluster: on this machine (in-process engine), against a PostgreSQL
-# 15 server of its own (tools/scheduler/pg-run), node JVMs killed, cut off
-# and joining; bench-cluster: against Quartz's clustered JDBC job store on
-# the same server (BENCH_ARGS=--quick: a smoke run).
-SCHEDULER_MAKE	= $(MAKE) --no-print-directory -C tools/scheduler O=$(BUILD)/scheduler
+# each node firing its share through WheelTimer, in $(BUILD)/scheduler;
+# its Makefile lists its targets. check-cluster: on this machine
+# (in-process engine), against a PostgreSQL 15 server of its own
+# (tools/scheduler/pg-run), node JVMs killed, cut off and joining;
+# bench-cluster: against Quartz's clustered JDBC job store on the same
+# server (BENCH_ARGS=--quick: a smoke run).
+SCHEDULER_MAKE	= $(MAKE) --no-print-directory -C tools/scheduler O=$(BUILD)/scheduler \
+		  WHEELTIMER_JAR=$(STAGE)/usr/share/java/wheeltimer.jar
 
-scheduler:
+scheduler: stage-java
 	@tools/deps build lib java cluster
 	@$(SCHEDULER_MAKE)
 
-check-cluster:
+check-cluster: stage-java
 	@tools/deps build lib java cluster
 	@echo "== the cluster scheduler on PostgreSQL, on this machine (in-process engine)"
 	@mkdir -p $(BUILD)
 	@set -o pipefail; $(SCHEDULER_MAKE) check 2>&1 | tee $(BUILD)/check-cluster.log
 
-bench-cluster:
+bench-cluster: stage-java
 	@tools/deps build lib java cluster quartz
 	@$(SCHEDULER_MAKE) run-bench
 
-# Each part appends to one log; the summary counts the cases of them all.
-check:
-	@mkdir -p $(BUILD)
-	@rm -f $(BUILD)/check-*.log
-	@status=0; \
-	echo "# unit: lint" >$(BUILD)/check-lint.log; \
+# make check: lint, then every suite below, each appending to its log in
+# $(BUILD); the summary counts the cases of them all. In order:
+#   check-wheel        the wheel core and the timer store in userspace:
+#                      unit, model and mutant tests (tools/testing/wheel)
+#   check-wheel-fuzz   a minute of libFuzzer on the wheel core
+#   check-lib          libwheeltimer on this machine: its suite on the
+#                      in-process engine, also under ASan and UBSan, an
+#                      installed copy used through pkg-config, its exports
+#                      and man pages
+#   check-vm           the selftests on Debian's kernel (the ioctls and their
+#                      errors, clocks, delivery, isolation, threads, stress,
+#                      hostile userspace, the limits and parameters, time
+#                      namespaces, io_uring, processes)
+#   check-vm32         the same built for i386 on that kernel (compat_ioctl)
+#   check-vm-debug     the same on the debug kernel (KASAN, lockdep, kmemleak,
+#                      UBSAN, failslab), built once and cached in $(BUILD)
+#   check-upstream     the upstream series applied, checked, built =m and =y,
+#                      its selftests on the =y kernel
+#   check-kernels      the selftests on Debian's 6.12 and 6.12-rt kernels
+#   check-fuzz         trinity and wtfuzz on the debug kernel, briefly
+#   check-examples     the examples on both engines, wheeltimer(4)'s program
+#                      and wheelctl's test, in the VM
+#   check-lib-vm       libwheeltimer's suite in the VM, both engines compared
+#   check-java, check-java-ahc, check-java-vm
+#                      the Java binding on this machine, AsyncHttpClient
+#                      with it, and the binding in the VM
+#   check-cluster      the cluster scheduler against PostgreSQL
+#   check-demo         the demo: nothing early, lost or twice
+#   check-bench        a quick benchmark run
+#   check-perf         the performance gate: instruction counts against
+#                      tools/bench/budgets
+#   check-build, check-dkms
+#                      plain `make` for the running kernel, and DKMS
+#   check-deb          the Debian packages, built, checked and linted
+#   check-man          the manual pages and the Markdown files' links
+#   check-arm64        the selftests and the library on Debian's arm64 kernel
+#   check-deps         tools/deps against stand-ins for apt-get
+CHECKS		:= check-wheel check-wheel-fuzz check-lib check-vm \
+		   check-vm32 check-vm-debug check-upstream check-kernels check-fuzz \
+		   check-examples check-lib-vm check-java check-java-ahc check-java-vm \
+		   check-cluster check-demo check-bench check-perf check-build \
+		   check-dkms check-deb check-man check-arm64 check-deps
+
+# make check-module: the module and its tests, the library included, for
+# whoever changes only module/, uapi/, selftests/ or tools/lib/. It leaves
+# to make check what costs the most time or another toolchain: the debug
+# kernel (its build alone is about ten minutes of both cores) and what
+# runs on it (check-vm-debug, check-upstream, check-fuzz), Debian's other
+# kernels (check-kernels, check-arm64), the Java binding, the cluster
+# scheduler, the benchmark, the packages and tools/deps.
+CHECKS_MODULE	:= check-wheel check-wheel-fuzz check-lib check-vm check-vm32 \
+		   check-examples check-lib-vm check-demo check-build check-dkms \
+		   check-man
+
+# $(1): the suites to run after lint.
+run_checks = mkdir -p $(BUILD); rm -f $(BUILD)/check-*.log; \
+	status=0; \
+	echo "\# unit: lint" >$(BUILD)/check-lint.log; \
 	if $(MAKE) --no-print-directory lint; then \
 		echo "ok 1 lint" >>$(BUILD)/check-lint.log; \
 	else \
 		status=1; echo "not ok 1 lint" >>$(BUILD)/check-lint.log; \
 	fi; \
-	for run in check-wheel check-wheel-fuzz check-lib check-vm \
-		check-vm32 check-vm-debug check-upstream check-kernels check-fuzz \
-		check-examples check-lib-vm check-java check-java-ahc check-java-vm \
-		check-cluster check-demo check-bench check-build check-dkms \
-		check-deb check-man check-arm64 check-deps; do \
+	for run in $(1); do \
 		$(MAKE) --no-print-directory $$run || { status=1; \
 		echo "not ok - $$run: the VM run failed" >>$(BUILD)/$$run.log; }; \
 	done; \
 	echo; echo "== summary"; \
 	tools/ksft-summary $(BUILD)/check-*.log || status=1; \
 	exit $$status
+
+check:
+	@$(call run_checks,$(CHECKS))
+
+check-module:
+	@$(call run_checks,$(CHECKS_MODULE))
 
 # Built by `make install` too, so it installs nothing (gcc and libc6-dev).
 wheelctl:
@@ -566,7 +684,8 @@ check-deps:
 	@set -o pipefail; tools/deps-test | tee $(BUILD)/check-deps.log
 
 # Every page renders without a warning, and the program of wheeltimer(4)'s
-# EXAMPLES compiles with warnings as errors (check-examples runs it).
+# EXAMPLES compiles with warnings as errors (check-examples runs it); every
+# relative link of the Markdown files resolves (tools/check-links).
 MAN_PAGES := $(wildcard Documentation/*.[1-8])
 
 check-man:
@@ -589,7 +708,8 @@ check-man:
 	  else \
 		echo "$$out" | sed 's/^/# /'; \
 		echo "not ok 1 the EXAMPLES program of wheeltimer.4 compiles"; \
-	  fi; } | tee $(BUILD)/check-man.log; \
+	  fi; \
+	  tools/check-links; } | tee $(BUILD)/check-man.log; \
 	! grep -q '^not ok' $(BUILD)/check-man.log
 
 install: module wheelctl
@@ -627,8 +747,9 @@ LINT_ALL = $(filter-out %.mod.c,$(wildcard \
 		 tools/*/*/*/*/*.[ch] tools/*/*/*/*/*/*.[ch] \
 		 selftests/wheeltimer/*.[ch]))
 # libwheeltimer (tools/lib) is userspace C that any program links: its
-# types are <stdint.h>'s, not the kernel's u64, so it is checked without
-# PREFER_KERNEL_TYPES.
+# types are <stdint.h>'s, not the kernel's u64, and its attributes GCC's,
+# not the kernel's macros, so it is checked without PREFER_KERNEL_TYPES
+# and PREFER_DEFINED_ATTRIBUTE_MACRO.
 LINT_LIB = $(filter-out $(LINT_SHIM),$(filter tools/lib/%,$(LINT_ALL)))
 # The Java binding's JNI glue is userspace C too, and JNI's own names
 # (JNIEnv, NewDirectByteBuffer, ...) are CamelCase.
@@ -649,7 +770,8 @@ checkpatch: ksrc
 		--show-types --ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON \
 		-f $(LINT_COMPAT)
 	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
-		--show-types --ignore PREFER_KERNEL_TYPES -f $(LINT_LIB)
+		--show-types --ignore PREFER_KERNEL_TYPES,PREFER_DEFINED_ATTRIBUTE_MACRO \
+		-f $(LINT_LIB)
 	@perl $(KSRC)/scripts/checkpatch.pl --no-tree --strict --quiet \
 		--show-types --ignore PREFER_KERNEL_TYPES,CAMELCASE -f $(LINT_JNI)
 

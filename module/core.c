@@ -27,12 +27,6 @@
 
 /* Entries taken off the wheel between two chances to reschedule. */
 #define WT_COLLECT_SLICE	256
-/*
- * Ids a file may lease beyond its max_pending: room for the adds a caller
- * queues and submits before it learns they failed (libwheeltimer queues at
- * most 64 batches).
- */
-#define WT_LEASE_SLACK		(64 * WT_BATCH_MAX)
 #define WT_ADD_FLAGS		(WT_ABSTIME | WT_FIXED_RATE | WT_FIXED_DELAY | \
 				 WT_LEASED_ID)
 #define WT_PERIODIC_FLAGS	(WT_FIXED_RATE | WT_FIXED_DELAY)
@@ -40,7 +34,6 @@
 void wt_core_init(struct wt_core *core, u64 id)
 {
 	INIT_HLIST_HEAD(&core->ready);
-	INIT_LIST_HEAD(&core->unplaced);
 	core->id = id;
 }
 
@@ -56,14 +49,6 @@ u64 wt_core_now(const struct wt_core *core)
 	if (wt_core_is_virtual(core))
 		return READ_ONCE(core->vnow);
 	return wt_core_clock(core);
-}
-
-/* The same, noted as the last reading taken (@seen, and its tick). */
-static u64 wt_read_clock(struct wt_core *core)
-{
-	core->seen = wt_core_now(core);
-	core->seen_tick = div64_u64(core->seen, core->resolution);
-	return core->seen;
 }
 
 /*
@@ -140,7 +125,7 @@ static void wt_queue(struct wt_core *core, struct wt_timer *t, u64 tick)
 {
 	/* Due for the wheel: is it due for the clock too? */
 	if (tick <= core->wheel.clk)
-		wt_rewind(core, wt_tick_now(core, wt_read_clock(core)));
+		wt_rewind(core, wt_tick_now(core, wt_core_now(core)));
 	t->state = WT_TIMER_QUEUED;
 	wt_wheel_add(&core->wheel, &t->entry, tick);
 	if (tick < core->armed)
@@ -276,23 +261,10 @@ static void wt_place(struct wt_core *core, struct wt_timer *t, u64 slack)
 			     wt_timer_period(t)->period, t->cookie);
 }
 
-/* Whether @t was added and waits for wt_core_place(). */
-static bool wt_unplaced(const struct wt_timer *t)
-{
-	return t->state == WT_TIMER_UNPLACED ||
-	       t->state == WT_TIMER_UNPLACED_ABS;
-}
-
-/*
- * WT_OP_ADD. With @now WT_NOW_LATER, the timeout is taken, counted and
- * checked, but waits to be placed by wt_core_place(), whose reading a
- * relative deadline then counts from, and which refuses a deadline past
- * the last tick.
- */
+/* WT_OP_ADD; a relative deadline counts from the reading @now. */
 static int wt_op_add(struct wt_core *core, struct wt_op *op, u64 now)
 {
 	u64 periodic = op->flags & WT_PERIODIC_FLAGS;
-	bool later = now == WT_NOW_LATER;
 	struct wt_period *p;
 	struct wt_timer *t;
 	u64 deadline;
@@ -304,12 +276,9 @@ static int wt_op_add(struct wt_core *core, struct wt_op *op, u64 now)
 		return -EINVAL;
 	if (op->slack > WT_TIME_MAX)
 		return -EINVAL;
-	if (later)
-		deadline = op->deadline;
-	else
-		ret = wt_deadline(core, op->deadline, op->flags & WT_ABSTIME,
-				  now, &deadline);
-	if (!later && ret)
+	ret = wt_deadline(core, op->deadline, op->flags & WT_ABSTIME, now,
+			  &deadline);
+	if (ret)
 		return ret;
 	if (core->store.nr_live >= core->max_pending)
 		return -ENOSPC;
@@ -331,53 +300,8 @@ static int wt_op_add(struct wt_core *core, struct wt_op *op, u64 now)
 	}
 	if (!(op->flags & WT_LEASED_ID))
 		op->id = wt_timer_id(t);
-	if (later) {
-		t->state = op->flags & WT_ABSTIME ? WT_TIMER_UNPLACED_ABS :
-						    WT_TIMER_UNPLACED;
-		t->entry.expires = op->slack;
-		list_add_tail(&t->entry.node, &core->unplaced);
-		core->nr_unplaced++;
-		return WT_CORE_UNPLACED;
-	}
 	wt_place(core, t, op->slack);
 	return WT_STATUS_ADDED;
-}
-
-/**
- * wt_core_place() - place the timeouts whose relative deadline waited
- * @core: the file
- * @failed: called for each that cannot be placed, with its id, after it is
- *	released: -ERANGE, its deadline lies past the last tick
- * @arg: for @failed
- *
- * In the order they were added, with one reading of the clock; then the
- * file's timer is programmed.
- */
-void wt_core_place(struct wt_core *core,
-		   void (*failed)(void *arg, u64 id, int err), void *arg)
-{
-	struct wt_timer *t, *next;
-	u64 now, id;
-
-	if (!core->nr_unplaced)
-		return;
-	now = wt_read_clock(core);
-	list_for_each_entry_safe(t, next, &core->unplaced, entry.node) {
-		list_del_init(&t->entry.node);
-		if (wt_deadline(core, t->deadline,
-				t->state == WT_TIMER_UNPLACED_ABS, now,
-				&t->deadline)) {
-			id = wt_timer_id(t);
-			wt_store_put(&core->store, t);
-			failed(arg, id, -ERANGE);
-			continue;
-		}
-		wt_place(core, t, t->entry.expires);
-	}
-	core->nr_unplaced = 0;
-	wt_trim(core);
-	if (core->reprogram)
-		wt_core_program(core);
 }
 
 /*
@@ -412,12 +336,6 @@ static int wt_cancel(struct wt_core *core, u64 id, u64 due)
 
 	if (!t)
 		return -ENOENT;
-	if (wt_unplaced(t)) {
-		list_del_init(&t->entry.node);
-		core->nr_unplaced--;
-		wt_store_put(&core->store, t);
-		return WT_CORE_UNPLACED;
-	}
 	status = wt_unlink(core, t, due);
 	if (status == WT_STATUS_PENDING)
 		wt_count(core, cancelled, 1);
@@ -448,7 +366,7 @@ static int wt_op_modify(struct wt_core *core, struct wt_op *op, u64 now,
 	if (status)
 		return status;
 	t = wt_store_lookup(&core->store, op->id);
-	if (!t || wt_unplaced(t))
+	if (!t)
 		return -ENOENT;
 	status = wt_unlink(core, t, due);
 	t->deadline = deadline;
@@ -536,7 +454,7 @@ unsigned int wt_core_apply(struct wt_core *core, struct wt_op *ops,
 	u64 now, due;
 
 	if (wt_ops_need_clock(core, ops, n)) {
-		now = wt_read_clock(core);
+		now = wt_core_now(core);
 		due = wt_due_tick(core, now);
 	} else {
 		now = 0;
@@ -550,67 +468,6 @@ unsigned int wt_core_apply(struct wt_core *core, struct wt_op *ops,
 	if (core->reprogram)
 		wt_core_program(core);
 	return done;
-}
-
-/**
- * wt_core_add() - WT_OP_ADD alone, for a driver with no batch to copy
- * @core: the file
- * @op: the operation; an add's @id is set on success
- * @now: the reading a relative deadline counts from, or WT_NOW_LATER to
- *	have the timeout wait for the next wt_core_place()
- *
- * Return: WT_STATUS_ADDED, WT_CORE_UNPLACED if the timeout waits for
- * wt_core_place(), or a negative errno as WT_OP_ADD's.
- */
-int wt_core_add(struct wt_core *core, struct wt_op *op, u64 now)
-{
-	int ret = wt_op_add(core, op, now);
-
-	if (core->reprogram)
-		wt_core_program(core);
-	return ret;
-}
-
-/**
- * wt_core_cancel() - cancel the timeout @id, as WT_OP_CANCEL alone does
- * @core: the file
- * @id: its id
- *
- * Whether it had fired is decided at the core's last reading, without
- * reading the clock again.
- *
- * Return: a WT_STATUS_*, WT_CORE_UNPLACED for a timeout that was never
- * placed (it is gone, and nothing counted it), or -ENOENT.
- */
-int wt_core_cancel(struct wt_core *core, u64 id)
-{
-	int ret = wt_cancel(core, id, wt_due_after(core, core->seen_tick));
-
-	wt_trim(core);
-	return ret;
-}
-
-/**
- * wt_core_modify_unplaced() - give a timeout not placed yet another
- *	deadline, slack and WT_ABSTIME, as a MODIFY would
- * @core: the file
- * @op: the MODIFY, checked when the timeout is placed
- *
- * Return: 0, or -ENOENT if @op->id names no timeout that waits.
- */
-int wt_core_modify_unplaced(struct wt_core *core, const struct wt_op *op)
-{
-	struct wt_timer *t = wt_store_lookup(&core->store, op->id);
-
-	if (!t || !wt_unplaced(t))
-		return -ENOENT;
-	t->state = op->flags & WT_ABSTIME ? WT_TIMER_UNPLACED_ABS :
-					    WT_TIMER_UNPLACED;
-	t->deadline = op->deadline;
-	t->entry.expires = op->slack;
-	if (t->kind != WT_KIND_ONESHOT)
-		wt_timer_period(t)->slack = op->slack;
-	return 0;
 }
 
 /**
@@ -672,11 +529,23 @@ static unsigned int wt_expire(struct wt_core *core, u64 now, u64 nowtick,
 	return n;
 }
 
-/* How a collection at one reading ended. */
+/*
+ * How a collection at one reading ended: WT_DRAINED, everything due at the
+ * reading is on the ready list; WT_STOPPED, more is due at it, and @want
+ * records were ready or a fatal signal came.
+ */
 enum wt_collected {
-	WT_DRAINED,	/* everything due at the reading is on the ready list */
-	WT_STOPPED,	/* @want records were ready, or a fatal signal came */
+	WT_DRAINED,
+	WT_STOPPED,
 };
+
+/* Whether the wheel holds a timeout due at the tick @tick. */
+static bool wt_due_by(const struct wt_core *core, u64 tick)
+{
+	u64 next;
+
+	return wt_wheel_next_expiry(&core->wheel, &next) && next <= tick;
+}
 
 /*
  * Hand out what is due at the reading @at, stamped @at, in slices, until
@@ -688,8 +557,9 @@ static enum wt_collected wt_collect_at(struct wt_core *core, u64 at, u64 want)
 	unsigned int budget;
 
 	for (;;) {
+		/* Only what is due at @at is left behind: not a mere "full". */
 		if (core->nr_ready >= want)
-			return WT_STOPPED;
+			return wt_due_by(core, attick) ? WT_STOPPED : WT_DRAINED;
 		budget = WT_COLLECT_SLICE;
 		wt_expire(core, at, attick, &budget);
 		if (budget)
@@ -733,7 +603,7 @@ void wt_core_collect(struct wt_core *core, u64 want)
 
 	if (wt_core_is_virtual(core))
 		return;
-	now = wt_read_clock(core);
+	now = wt_core_now(core);
 	nowtick = wt_tick_now(core, now);
 	if (core->backlog) {
 		at = core->backlog_at;
@@ -780,7 +650,7 @@ void wt_core_program(struct wt_core *core)
 	if (tick >= core->armed)
 		return;
 	/* Already due: expire now, not by the timer a moment later. */
-	now = wt_read_clock(core);
+	now = wt_core_now(core);
 	if (tick <= wt_tick_now(core, now)) {
 		wt_core_expire_now(core, now);
 		return;
@@ -877,7 +747,7 @@ static unsigned int wt_take(struct wt_core *core, struct wt_event *ev,
 	max = min_t(unsigned int, max, WT_READ_BATCH);
 	if (core->nr_ready < max)
 		wt_core_collect(core, max);
-	now = wt_read_clock(core);
+	now = wt_core_now(core);
 	for (node = core->ready.first; node && n < max; n++) {
 		t = container_of(node, struct wt_timer, ready.link);
 		node = node->next;
@@ -1048,6 +918,14 @@ int wt_core_advance(struct wt_core *core, struct wt_advance *adv)
  */
 int wt_core_check_config(const struct wt_config *cfg, u64 pending_limit)
 {
+	/*
+	 * A file at the ceiling, its leases and the index ranges they skip
+	 * (at most as many as it had before: ceil(max_pending / block) each
+	 * way) fit the 32 bits of an index (WT_STORE_MAX_BLOCKS).
+	 */
+	BUILD_BUG_ON(3ULL * WT_PENDING_CEILING + WT_LEASE_SLACK +
+		     4 * WT_BLOCK_TIMERS > U32_MAX);
+
 	if (cfg->reserved[0] || cfg->reserved[1] || cfg->reserved[2] ||
 	    cfg->flags & ~WT_CONFIG_VIRTUAL ||
 	    cfg->resolution < WT_RESOLUTION_MIN ||
@@ -1078,7 +956,7 @@ void wt_core_configure(struct wt_core *core, const struct wt_config *cfg)
 	WRITE_ONCE(core->armed, WT_UNARMED);
 	core->reprogram = false;
 	WRITE_ONCE(core->backlog, false);
-	wt_wheel_init(&core->wheel, wt_tick_now(core, wt_read_clock(core)));
+	wt_wheel_init(&core->wheel, wt_tick_now(core, wt_core_now(core)));
 	core->collected = core->wheel.clk;
 }
 
@@ -1087,11 +965,12 @@ void wt_core_configure(struct wt_core *core, const struct wt_config *cfg)
 /**
  * wt_core_query() - WT_IOC_QUERY
  * @core: the file
- * @q: in, @q->id; out, the answer
+ * @q: in, @q->id and every other field zero; out, the answer
  *
  * What is due is queued first, so that the counters say what QUERY says.
  *
- * Return: 0, or -ENOENT for an id no live timeout has (@q unchanged).
+ * Return: 0; -EINVAL if a field but @q->id is not zero, -ENOENT for an id
+ * no live timeout has (@q unchanged either way).
  */
 int wt_core_query(struct wt_core *core, struct wt_query *q)
 {
@@ -1099,12 +978,16 @@ int wt_core_query(struct wt_core *core, struct wt_query *q)
 	bool fired;
 	u64 now;
 
+	/* So that any of them may become an input one day. */
+	if (q->flags || q->state || q->reserved || q->deadline ||
+	    q->remaining || q->cookie || q->period)
+		return -EINVAL;
 	t = wt_store_lookup(&core->store, q->id);
-	if (!t || wt_unplaced(t))
+	if (!t)
 		return -ENOENT;
 	wt_core_collect(core, WT_COLLECT_ALL);
 	/* Fired: ready, or due though a fatal signal cut the collection. */
-	now = wt_read_clock(core);
+	now = wt_core_now(core);
 	fired = t->state == WT_TIMER_READY ||
 		t->entry.expires < wt_due_tick(core, now);
 	memset(q, 0, sizeof(*q));
@@ -1126,6 +1009,7 @@ int wt_core_query(struct wt_core *core, struct wt_query *q)
 void wt_core_stats(const struct wt_core *core, struct wt_stats *st)
 {
 	const struct wt_counters *c = &core->counters;
+	u32 blocks, skipped;
 
 	memset(st, 0, sizeof(*st));
 	st->context_id = core->id;
@@ -1141,5 +1025,7 @@ void wt_core_stats(const struct wt_core *core, struct wt_stats *st)
 	st->overruns = READ_ONCE(c->overruns);
 	st->hrtimer_programs = READ_ONCE(c->programs);
 	st->rewinds = READ_ONCE(c->rewinds);
-	st->timer_blocks = READ_ONCE(core->store.nr_blocks);
+	blocks = READ_ONCE(core->store.nr_blocks);
+	skipped = READ_ONCE(core->store.nr_skipped);
+	st->timer_blocks = blocks > skipped ? blocks - skipped : 0;
 }

@@ -37,10 +37,18 @@
 #define WT_UNARMED		U64_MAX
 /* wt_core_collect()'s @want for "everything that is due". */
 #define WT_COLLECT_ALL		U64_MAX
-/* wt_core_add()'s @now: the timeout waits to be placed by wt_core_place(). */
-#define WT_NOW_LATER		U64_MAX
-/* What wt_core_add() and wt_core_cancel() say of a timeout not placed. */
-#define WT_CORE_UNPLACED	0x100
+/*
+ * Ids a file may lease beyond its max_pending: room for the adds a caller
+ * queues and submits before it learns they failed (libwheeltimer queues at
+ * most 64 batches).
+ */
+#define WT_LEASE_SLACK		(64 * WT_BATCH_MAX)
+/*
+ * The most max_pending any file may have: its ids, those it may lease and
+ * the index ranges its leases skip (store.h) must all fit the 32 bits of
+ * an index, leases included (wt_core_check_config() checks the sum).
+ */
+#define WT_PENDING_CEILING	BIT(30)
 
 /**
  * struct wt_counters - what happened in a file, as fdinfo and
@@ -84,12 +92,6 @@ struct wt_counters {
  *	before @armed, or @ready emptied with due timeouts left behind it)
  * @vnow: the virtual clock, in ns, when WT_CONFIG_VIRTUAL; read without
  *	the lock (wt_core_now() from fdinfo)
- * @seen: the last reading of the clock the core took
- * @seen_tick: its tick
- * @unplaced: timeouts added to be placed later (WT_NOW_LATER), in the
- *	order they were added, linked by their wheel entry, their slack in
- *	its @expires
- * @nr_unplaced: how many
  * @resolution: ns per tick
  * @last_tick: the last tick whose start is a time (at most WT_TIME_MAX)
  * @max_deadline: the last deadline a timeout may have: @last_tick's start
@@ -115,10 +117,6 @@ struct wt_core {
 	u64 armed;
 	bool reprogram;
 	u64 vnow;
-	u64 seen;
-	u64 seen_tick;
-	struct list_head unplaced;
-	u64 nr_unplaced;
 	u64 resolution;
 	u64 last_tick;
 	u64 max_deadline;
@@ -162,11 +160,6 @@ void wt_core_configure(struct wt_core *core, const struct wt_config *cfg);
 u64 wt_core_now(const struct wt_core *core);
 unsigned int wt_core_apply(struct wt_core *core, struct wt_op *ops,
 			   unsigned int n, u32 only);
-int wt_core_add(struct wt_core *core, struct wt_op *op, u64 now);
-int wt_core_cancel(struct wt_core *core, u64 id);
-int wt_core_modify_unplaced(struct wt_core *core, const struct wt_op *op);
-void wt_core_place(struct wt_core *core,
-		   void (*failed)(void *arg, u64 id, int err), void *arg);
 int wt_core_lease(struct wt_core *core, u32 *first, u32 *count);
 void wt_core_collect(struct wt_core *core, u64 want);
 unsigned int wt_core_take(struct wt_core *core, struct wt_event *ev,

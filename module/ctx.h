@@ -45,16 +45,20 @@
  * context: @expired, @expired_at, @expiries and @eventfd (written with
  * both locks held). Nothing under it loops over timeouts.
  *
+ * The configuration is written with both locks held, the hrtimer
+ * cancelled (wt_configure()): the core's resolution, limits, flags and
+ * clockid (wt_core_configure()), @offset and the hrtimer's setup. The
+ * mutex's holders read it, and so do, under ctx->wqh.lock alone, the
+ * callback (the file's clock) and fdinfo, which must not wait for a file
+ * its owner keeps busy: each sees one configuration whole.
+ *
  * Read without a lock, with READ_ONCE() against writers' WRITE_ONCE():
  * @expired and the core's @nr_ready and @backlog, whether records are owed
  * (wt_records_owed(), for poll(), sleeping readers and wt_unlock());
- * @missed, an atomic; and, by fdinfo, which must not wait for a file its
- * owner keeps busy: the core's counters, @vnow (through wt_core_now()),
- * @armed, and the sizes of the wheel and the store. What fdinfo shows is a
- * snapshot, field by field, used for no decision (a 64-bit value may tear
- * on a 32-bit kernel). The configuration changes only under the mutex,
- * with the hrtimer cancelled and the file empty, so that the callback and
- * fdinfo may read it with no lock at all.
+ * @missed, an atomic; and, by fdinfo: the core's counters, @vnow (through
+ * wt_core_now()), @armed, and the sizes of the wheel and the store. What
+ * fdinfo shows of them is a snapshot, field by field, used for no
+ * decision (a 64-bit value may tear on a 32-bit kernel).
  */
 #ifndef _WHEELTIMER_CTX_H
 #define _WHEELTIMER_CTX_H

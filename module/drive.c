@@ -210,14 +210,15 @@ void wt_configure(struct wt_ctx *ctx, const struct wt_config *cfg)
 	lockdep_assert_held(&ctx->mutex);
 	/* Nothing is queued, but the hrtimer may still fire once for nothing. */
 	hrtimer_cancel(&ctx->timer);
+	/* fdinfo reads the configuration under this lock alone (ctx.h). */
+	spin_lock_irq(&ctx->wqh.lock);
 	wt_hrtimer_setup(&ctx->timer, wt_hrtimer_fn, cfg->clockid,
 			 WT_HRTIMER_MODE);
 	ctx->offset = cfg->flags & WT_CONFIG_VIRTUAL ? 0 :
 		      wt_ns_offset(ctx, cfg->clockid);
-	spin_lock_irq(&ctx->wqh.lock);
 	WRITE_ONCE(ctx->expired, false);
-	spin_unlock_irq(&ctx->wqh.lock);
 	wt_core_configure(&ctx->core, cfg);
+	spin_unlock_irq(&ctx->wqh.lock);
 }
 
 /*

@@ -8,8 +8,9 @@
  * read it (wheelctl ls, an administrator) must not be stalled by a file
  * whose owner keeps it busy. So it reads a snapshot of the counters with
  * READ_ONCE(), consistent field by field rather than as a whole, and the
- * configuration, which only changes in an empty file. WT_IOC_STATS fills
- * in the same snapshot, under the mutex, so that it is consistent.
+ * configuration and the hrtimer's state under the waitqueue's lock, which
+ * WT_IOC_SET_CONFIG holds to change them (ctx.h). WT_IOC_STATS fills in
+ * the same counters, under the mutex, so that they are consistent.
  */
 #include <linux/bitops.h>
 #include <linux/fs.h>
@@ -39,22 +40,33 @@ void wt_show_fdinfo(struct seq_file *m, struct file *file)
 {
 	struct wt_ctx *ctx = file->private_data;
 	const struct wt_core *core = &ctx->core;
+	u64 resolution, max_pending, now, armed;
+	bool eventfd, virtual;
 	struct wt_stats st;
+	clockid_t clockid;
 	unsigned int l;
-	bool eventfd;
-	u64 armed;
 
 	wt_stats_fill(ctx, &st);
+	/* One configuration whole, and the hrtimer as it was set up for it. */
 	spin_lock_irq(&ctx->wqh.lock);
+	clockid = core->clockid;
+	virtual = wt_core_is_virtual(core);
+	resolution = core->resolution;
+	max_pending = core->max_pending;
+	now = wt_core_now(core);
+	/* Once it has expired, it is armed for nothing until re-armed. */
+	armed = READ_ONCE(core->armed);
+	if (!hrtimer_is_queued(&ctx->timer))
+		armed = WT_UNARMED;
 	eventfd = ctx->eventfd;
 	spin_unlock_irq(&ctx->wqh.lock);
 
 	WT_SHOW(m, "context_id", st.context_id);
-	seq_printf(m, "clockid:\t%d\n", core->clockid);
-	seq_printf(m, "virtual:\t%d\n", wt_core_is_virtual(core));
-	WT_SHOW(m, "resolution_ns", core->resolution);
-	WT_SHOW(m, "max_pending", core->max_pending);
-	WT_SHOW(m, "now_ns", wt_core_now(core));
+	seq_printf(m, "clockid:\t%d\n", clockid);
+	seq_printf(m, "virtual:\t%d\n", virtual);
+	WT_SHOW(m, "resolution_ns", resolution);
+	WT_SHOW(m, "max_pending", max_pending);
+	WT_SHOW(m, "now_ns", now);
 	WT_SHOW(m, "clk", READ_ONCE(core->wheel.clk));
 	WT_SHOW(m, "live", st.live);
 	WT_SHOW(m, "pending", st.pending);
@@ -73,9 +85,7 @@ void wt_show_fdinfo(struct seq_file *m, struct file *file)
 	WT_SHOW(m, "overruns", st.overruns);
 	WT_SHOW(m, "hrtimer_programs", st.hrtimer_programs);
 	WT_SHOW(m, "hrtimer_expiries", st.hrtimer_expiries);
-	/* Once it has expired, it is armed for nothing until re-armed. */
-	armed = READ_ONCE(core->armed);
-	if (armed == WT_UNARMED || !hrtimer_is_queued(&ctx->timer))
+	if (armed == WT_UNARMED)
 		seq_puts(m, "hrtimer_armed_tick:\t-\n");
 	else
 		WT_SHOW(m, "hrtimer_armed_tick", armed);

@@ -37,7 +37,9 @@ long wt_ioctl_api(void __user *uarg)
 
 	if (copy_from_user(&api, uarg, sizeof(api)))
 		return -EFAULT;
-	if (api.api != WT_API_VERSION || api.features & ~WT_FEATURES) {
+	/* The answer's fields come in zero, so that they may become inputs. */
+	if (api.api != WT_API_VERSION || api.features & ~WT_FEATURES ||
+	    api.ioctls || api.event_size || api.batch_max) {
 		memset(&api, 0, sizeof(api));
 		ret = -EINVAL;
 	} else {

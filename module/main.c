@@ -32,8 +32,6 @@
 #define CREATE_TRACE_POINTS
 #include "trace.h"
 
-/* No file may hold more timeouts than there are indices (u32, from 1). */
-#define WT_PENDING_CEILING	((unsigned long)U32_MAX - PAGE_SIZE)
 /* Keep a user's limit in bytes within a long. */
 #define WT_USER_CEILING		(LONG_MAX / PAGE_SIZE * WT_BLOCK_TIMERS)
 

@@ -5,6 +5,14 @@
  * What the store is, store.h says. This file holds what allocates and
  * frees: growing the store by a block (and its table), its periods,
  * leasing a block, trimming an emptied store, and destroying one.
+ *
+ * A trim gives back the index ranges of the blocks it frees, and blocks
+ * made later take them again, their generations starting above every one
+ * handed out there before. A lease does not take them: the caller picks
+ * its timeouts' generations, and one it picks could be that of a stale
+ * id. So a lease puts its block after every index range the store has
+ * had, and the table holds the empty block wt_store_skipped in each range
+ * it skips: a lookup there finds no live timeout, an ADD no leased block.
  */
 #include <linux/errno.h>
 #include <linux/minmax.h>
@@ -17,6 +25,8 @@
 
 static struct kmem_cache *wt_block_cache;
 static struct kmem_cache *wt_periods_cache;
+/* What the table holds at an index range a lease skipped: free timers. */
+static struct wt_block wt_store_skipped;
 
 int wt_store_create_caches(void)
 {
@@ -45,16 +55,28 @@ void wt_store_destroy_caches(void)
 	kmem_cache_destroy(wt_block_cache);
 }
 
-/* The room the block table has after it grows once. */
-static u32 wt_store_next_cap(const struct wt_store *s)
+/* The room the block table needs for @n blocks: it grows by doubling. */
+static u32 wt_store_cap_for(const struct wt_store *s, u32 n)
 {
-	return s->blocks_cap ? s->blocks_cap * 2 : WT_STORE_KEEP_BLOCKS;
+	u32 cap = s->blocks_cap ? s->blocks_cap : WT_STORE_KEEP_BLOCKS;
+
+	while (cap < n)
+		cap = cap > WT_STORE_MAX_BLOCKS / 2 ? WT_STORE_MAX_BLOCKS :
+						      cap * 2;
+	return cap;
 }
 
-/* Make room in the block table for one more block. */
-static int wt_store_grow_table(struct wt_store *s)
+/* The bytes the block table grows by to hold @n blocks. */
+static size_t wt_store_table_bytes(const struct wt_store *s, u32 n)
 {
-	u32 cap = wt_store_next_cap(s);
+	return (size_t)(wt_store_cap_for(s, n) - s->blocks_cap) *
+	       sizeof(*s->blocks);
+}
+
+/* Make room in the block table for @n blocks in all. */
+static int wt_store_grow_table(struct wt_store *s, u32 n)
+{
+	u32 cap = wt_store_cap_for(s, n);
 	struct wt_block **blocks;
 
 	blocks = kvmalloc_array(cap, sizeof(*blocks),
@@ -79,10 +101,7 @@ size_t wt_store_grow_bytes(const struct wt_store *s, bool periodic)
 	size_t bytes = 0;
 
 	if (!s->free) {
-		bytes += PAGE_SIZE;
-		if (s->nr_blocks == s->blocks_cap)
-			bytes += (wt_store_next_cap(s) - s->blocks_cap) *
-				 sizeof(*s->blocks);
+		bytes += PAGE_SIZE + wt_store_table_bytes(s, s->nr_blocks + 1);
 		if (periodic)
 			bytes += WT_PERIODS_BYTES;
 	} else if (periodic && !wt_block_of(s->free)->periods) {
@@ -91,17 +110,23 @@ size_t wt_store_grow_bytes(const struct wt_store *s, bool periodic)
 	return bytes;
 }
 
-/* A new block at the end of the store, its timers free; NULL without memory. */
-static struct wt_block *wt_store_new_block(struct wt_store *s)
+/*
+ * A new block at the end of the store, its timers free, in *@bp: 0,
+ * -ENOSPC past the 32 bits of an index, or -ENOMEM.
+ */
+static int wt_store_new_block(struct wt_store *s, struct wt_block **bp)
 {
 	struct wt_block *b;
 	unsigned int i;
 
-	if (s->nr_blocks == s->blocks_cap && wt_store_grow_table(s))
-		return NULL;
+	if (s->nr_blocks >= WT_STORE_MAX_BLOCKS)
+		return -ENOSPC;
+	if (s->nr_blocks == s->blocks_cap &&
+	    wt_store_grow_table(s, s->nr_blocks + 1))
+		return -ENOMEM;
 	b = kmem_cache_alloc(wt_block_cache, GFP_KERNEL_ACCOUNT);
 	if (!b)
-		return NULL;
+		return -ENOMEM;
 	b->periods = NULL;
 	b->first = s->nr_blocks * WT_BLOCK_TIMERS + 1;
 	b->leased = false;
@@ -111,8 +136,10 @@ static struct wt_block *wt_store_new_block(struct wt_store *s)
 	}
 	s->blocks[s->nr_blocks] = b;
 	WRITE_ONCE(s->nr_blocks, s->nr_blocks + 1);
+	s->nr_used = max(s->nr_used, s->nr_blocks);
 	WRITE_ONCE(s->bytes, s->bytes + PAGE_SIZE);
-	return b;
+	*bp = b;
+	return 0;
 }
 
 /* Give the block of @t, which has none, its array of periods. */
@@ -136,11 +163,12 @@ int wt_store_grow(struct wt_store *s, bool periodic)
 {
 	struct wt_block *b;
 	unsigned int i;
+	int ret;
 
 	if (!s->free) {
-		b = wt_store_new_block(s);
-		if (!b)
-			return -ENOMEM;
+		ret = wt_store_new_block(s, &b);
+		if (ret)
+			return ret;
 		/* The lowest index is handed out first. */
 		for (i = WT_BLOCK_TIMERS; i-- > 0; ) {
 			b->timers[i].free_next = s->free;
@@ -152,27 +180,50 @@ int wt_store_grow(struct wt_store *s, bool periodic)
 	return 0;
 }
 
+/* Where the next leased block goes: after every index range ever used. */
+static u32 wt_store_lease_at(const struct wt_store *s)
+{
+	return max(s->nr_blocks, s->nr_used);
+}
+
 /* The bytes the next wt_store_lease() allocates if it succeeds. */
 size_t wt_store_lease_bytes(const struct wt_store *s)
 {
-	size_t bytes = PAGE_SIZE;
-
-	if (s->nr_blocks == s->blocks_cap)
-		bytes += (wt_store_next_cap(s) - s->blocks_cap) *
-			 sizeof(*s->blocks);
-	return bytes;
+	return PAGE_SIZE + wt_store_table_bytes(s, wt_store_lease_at(s) + 1);
 }
 
 /*
- * Lease a new block: its WT_BLOCK_TIMERS ids, from *@first on, are the
- * caller's to hand out with wt_store_get_leased(). Sleeps.
+ * Lease a new block, after the index ranges a trim gave back: its
+ * WT_BLOCK_TIMERS ids, from *@first on, are the caller's to hand out with
+ * wt_store_get_leased(). -ENOSPC past the 32 bits of an index. Sleeps.
  */
 int wt_store_lease(struct wt_store *s, u32 *first)
 {
-	struct wt_block *b = wt_store_new_block(s);
+	u32 at = wt_store_lease_at(s), from = s->nr_blocks, i;
+	struct wt_block *b;
+	int ret;
 
-	if (!b)
+	if (at >= WT_STORE_MAX_BLOCKS)
+		return -ENOSPC;
+	if (at >= s->blocks_cap && wt_store_grow_table(s, at + 1))
 		return -ENOMEM;
+	/*
+	 * As many as a trim freed (the store's peak): the caller's own. No
+	 * trim runs while a block is leased: these stay until destroy.
+	 */
+	for (i = from; i < at; i++) {
+		s->blocks[i] = &wt_store_skipped;
+		if (!(i % 1024))
+			cond_resched();
+	}
+	WRITE_ONCE(s->nr_skipped, s->nr_skipped + (at - from));
+	WRITE_ONCE(s->nr_blocks, at);
+	ret = wt_store_new_block(s, &b);
+	if (ret) {
+		WRITE_ONCE(s->nr_blocks, from);
+		WRITE_ONCE(s->nr_skipped, s->nr_skipped - (at - from));
+		return ret;
+	}
 	b->leased = true;
 	s->nr_leased++;
 	*first = b->first;
@@ -196,6 +247,8 @@ static void wt_store_free_blocks(struct wt_store *s, u32 keep)
 
 	for (i = keep; i < s->nr_blocks; i++) {
 		b = s->blocks[i];
+		if (b == &wt_store_skipped)
+			continue;
 		for (j = 0; j < WT_BLOCK_TIMERS; j++)
 			s->gen_floor = max(s->gen_floor, b->timers[j].gen);
 		if (b->periods) {
@@ -254,4 +307,6 @@ void wt_store_destroy(struct wt_store *s)
 	s->free = NULL;
 	s->nr_live = 0;
 	s->nr_leased = 0;
+	s->nr_skipped = 0;
+	s->nr_used = 0;
 }

@@ -7,7 +7,9 @@
  * (low 32 bits); freeing a timeout bumps its generation, so a stale id
  * finds nothing. Free timeouts are reused most recently freed first. A
  * caller may lease whole blocks and choose its timeouts' ids among theirs
- * (wt_store_lease(), wt_store_get_leased()). @bytes is what it all takes,
+ * (wt_store_lease(), wt_store_get_leased()): a leased block's indexes
+ * were never used before, so that no stale id names one of its timeouts,
+ * whatever generation the caller gives them. @bytes is what it all takes,
  * for the caller to charge. Documentation/misc-devices/wheeltimer.rst
  * describes the store.
  *
@@ -19,6 +21,7 @@
 #define _WHEELTIMER_STORE_H
 
 #include <linux/errno.h>
+#include <linux/limits.h>
 #include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/types.h>
@@ -35,8 +38,6 @@ enum wt_state {
 	WT_TIMER_FREE,		/* on the store's free list */
 	WT_TIMER_QUEUED,	/* in the wheel */
 	WT_TIMER_READY,		/* on the ready list, or taken off it by read() */
-	WT_TIMER_UNPLACED,	/* added, its relative deadline not placed yet */
-	WT_TIMER_UNPLACED_ABS,	/* added, its absolute deadline not placed yet */
 };
 
 /**
@@ -90,6 +91,13 @@ struct wt_period {
 #define WT_PERIODS_BYTES	(WT_BLOCK_TIMERS * sizeof(struct wt_period))
 /* Blocks an emptied store keeps, so that churn near zero does not realloc. */
 #define WT_STORE_KEEP_BLOCKS	16
+/*
+ * The most blocks a store may have, leased and skipped ones included: the
+ * last index stays within 32 bits. (The tests lower it.)
+ */
+#ifndef WT_STORE_MAX_BLOCKS
+#define WT_STORE_MAX_BLOCKS	(U32_MAX / WT_BLOCK_TIMERS)
+#endif
 
 /**
  * struct wt_block - one page of a store
@@ -114,8 +122,12 @@ struct wt_block {
  * struct wt_store - the timeouts of one file
  * @blocks: @nr_blocks blocks; index i >= 1 is timer (i - 1) %
  *	WT_BLOCK_TIMERS of block (i - 1) / WT_BLOCK_TIMERS
- * @nr_blocks: blocks in use; may be read without the caller's lock, for
- *	statistics (READ_ONCE)
+ * @nr_blocks: blocks in use, @nr_skipped of them the empty block that
+ *	stands for an index range a lease skipped; each may be read without
+ *	the caller's lock, for statistics (READ_ONCE)
+ * @nr_skipped: see @nr_blocks
+ * @nr_used: the most blocks the store has had: the index ranges from
+ *	@nr_blocks up to it were given back by a trim, and a lease skips them
  * @blocks_cap: room in @blocks
  * @free: the free timers, linked through @free_next
  * @gen_floor: the generation new blocks start at, above every generation
@@ -130,6 +142,8 @@ struct wt_block {
 struct wt_store {
 	struct wt_block **blocks;
 	u32 nr_blocks;
+	u32 nr_skipped;
+	u32 nr_used;
 	u32 blocks_cap;
 	struct wt_timer *free;
 	u32 gen_floor;

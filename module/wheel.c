@@ -65,7 +65,8 @@ static unsigned int wheel_level(u64 a, u64 b)
  */
 static void wheel_place(struct wheel *w, struct wheel_entry *e)
 {
-	unsigned int lvl, idx;
+	unsigned int lvl, idx, n;
+	u64 *first;
 
 	if (e->expires <= w->clk) {
 		wheel_list_append(&e->node, &w->due);
@@ -74,8 +75,20 @@ static void wheel_place(struct wheel *w, struct wheel_entry *e)
 
 	lvl = wheel_level(e->expires, w->clk);
 	idx = wheel_digit(e->expires, lvl);
-	wheel_list_append(&e->node, &w->slots[lvl][idx]);
+	n = lvl * WHEEL_LVL_SIZE + idx;
+	wheel_list_append(&e->node, &w->slots[0][0] + n);
 	w->occupied[lvl] |= BIT_ULL(idx);
+	first = &w->first[0][0] + n;
+	if (e->expires < *first)
+		*first = e->expires;
+}
+
+/* Slot @idx of level @lvl is empty now. */
+static void wheel_slot_emptied(struct wheel *w, unsigned int lvl,
+			       unsigned int idx)
+{
+	w->occupied[lvl] &= ~BIT_ULL(idx);
+	w->first[lvl][idx] = U64_MAX;
 }
 
 /*
@@ -122,7 +135,7 @@ static void wheel_unlink(struct wheel *w, struct wheel_entry *e)
 	 */
 	if (e->node.next == e->node.prev && head >= first && head < end) {
 		n = (head - first) / sizeof(struct list_head);
-		w->occupied[n / WHEEL_LVL_SIZE] &= ~BIT_ULL(n % WHEEL_LVL_SIZE);
+		wheel_slot_emptied(w, n / WHEEL_LVL_SIZE, n % WHEEL_LVL_SIZE);
 	}
 	wheel_list_remove(&e->node);
 	w->count--;
@@ -142,8 +155,10 @@ void wt_wheel_init(struct wheel *w, u64 now)
 	INIT_LIST_HEAD(&w->due);
 	for (l = 0; l < WHEEL_LEVELS; l++) {
 		w->occupied[l] = 0;
-		for (i = 0; i < WHEEL_LVL_SIZE; i++)
+		for (i = 0; i < WHEEL_LVL_SIZE; i++) {
 			INIT_LIST_HEAD(&w->slots[l][i]);
+			w->first[l][i] = U64_MAX;
+		}
 	}
 }
 
@@ -201,19 +216,24 @@ void wt_wheel_modify(struct wheel *w, struct wheel_entry *e, u64 expires)
 }
 
 /**
- * wt_wheel_next_expiry() - when the wheel may next have something to hand out
+ * wt_wheel_next_expiry() - when the wheel next has something to hand out
  * @w: the wheel
  * @tick: set to that tick when the wheel is not empty
  *
- * The wheel's clock if the due list holds entries, else the start of the
- * earliest non-empty slot: never later than the earliest entry's tick, and
- * earlier when that slot must first be cascaded. O(WHEEL_LEVELS).
+ * The wheel's clock if the due list holds entries, else the earliest tick
+ * put in the earliest non-empty slot (@w->first): never later than the
+ * earliest entry's tick, and that tick itself unless the entry that had
+ * the earliest tick of that slot has been cancelled or moved since. A
+ * caller that sleeps until then so wakes when an entry is due, not at the
+ * start of each slot an entry cascades through on its way down.
+ * O(WHEEL_LEVELS).
  *
  * Return: false if the wheel holds no entries.
  */
 bool wt_wheel_next_expiry(const struct wheel *w, u64 *tick)
 {
 	unsigned int lvl, idx;
+	u64 start;
 
 	if (!w->count)
 		return false;
@@ -221,8 +241,10 @@ bool wt_wheel_next_expiry(const struct wheel *w, u64 *tick)
 		*tick = w->clk;
 		return true;
 	}
-	if (wheel_first_slot(w, &lvl, &idx, tick))
+	if (wheel_first_slot(w, &lvl, &idx, &start)) {
+		*tick = w->first[lvl][idx];
 		return true;
+	}
 	/* @count says there are entries, but there are none anywhere. */
 	WARN_ON_ONCE(1);
 	return false;
@@ -269,7 +291,7 @@ struct wheel_entry *wt_wheel_expire(struct wheel *w, u64 now,
 			}
 			w->clk = start;
 			list_splice_init(&w->slots[lvl][idx], &w->due);
-			w->occupied[lvl] &= ~BIT_ULL(idx);
+			wheel_slot_emptied(w, lvl, idx);
 		}
 
 		e = list_first_entry(&w->due, struct wheel_entry, node);
@@ -317,6 +339,9 @@ void wt_wheel_rewind(struct wheel *w, u64 now)
 		for (occ = w->occupied[l]; occ; occ &= occ - 1) {
 			i = __ffs64(occ);
 			list_splice_tail_init(&w->slots[l][i], dst);
+			w->first[h][idx] = min(w->first[h][idx],
+					       w->first[l][i]);
+			w->first[l][i] = U64_MAX;
 		}
 		w->occupied[l] = 0;
 	}

@@ -59,6 +59,10 @@ struct wheel_entry {
  *	after wt_wheel_rewind() possibly entries due only later; while
  *	non-empty, the wheel's next event is @clk itself
  * @slots: WHEEL_LEVELS levels of WHEEL_LVL_SIZE slots
+ * @first: per slot, the earliest tick of the entries put in it since it
+ *	was last empty, U64_MAX while it is empty: no entry of the slot is
+ *	due before it, and one is due at it unless that one has left the
+ *	slot (cancelled or moved) since
  */
 struct wheel {
 	u64 clk;
@@ -66,6 +70,7 @@ struct wheel {
 	u64 occupied[WHEEL_LEVELS];
 	struct list_head due;
 	struct list_head slots[WHEEL_LEVELS][WHEEL_LVL_SIZE];
+	u64 first[WHEEL_LEVELS][WHEEL_LVL_SIZE];
 };
 
 void wt_wheel_init(struct wheel *w, u64 now);

@@ -10,6 +10,8 @@
  * the header says.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/eventfd.h>
 
@@ -531,6 +533,69 @@ TEST_F(virt, one_advance_that_fires_adds_exactly_one_to_the_eventfd)
 	EXPECT_EQ(-EAGAIN, n);
 	EXPECT_EQ(0, eventfd_take(efd));
 	EXPECT_EQ(0, wt_fdinfo(self->fd, "live"));
+	close(efd);
+}
+
+struct waiter {
+	int fd;
+	int n;
+	struct wt_event ev;
+	__u64 before;
+	atomic_int tid;
+	__u64 sleeps;
+};
+
+/* Blocked in read() for one record, counting how often it slept. */
+static void *waiting_reader(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->before = wt_thread_sleeps(gettid());
+	w->tid = gettid();
+	w->n = wt_read(w->fd, &w->ev, 1);
+	w->sleeps = wt_thread_sleeps(gettid()) - w->before;
+	return NULL;
+}
+
+/*
+ * One timeout a day away, the virtual clock moved through the day a
+ * minute at a time while a reader waits: the reader wakes once and the
+ * eventfd counts one, however many levels of the wheel the timeout comes
+ * down (an ADVANCE signals only when something fired).
+ */
+TEST_F_TIMEOUT(virt, a_timeout_a_day_away_wakes_its_waiter_once, 120)
+{
+	const __u64 day = 24 * 3600 * SEC;
+	struct waiter w = { .fd = self->fd };
+	__u64 id, t, count;
+	pthread_t th;
+	int efd, i;
+
+	if (self->fd < 0)
+		return;
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ASSERT_LE(0, efd);
+	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
+	ASSERT_EQ(0, wt_add(self->fd, day, &id));
+	ASSERT_EQ(0, pthread_create(&th, NULL, waiting_reader, &w));
+	/* Asleep in its read(). */
+	for (i = 0; i < 10000; i++) {
+		if (w.tid && wt_thread_sleeps(w.tid) > w.before)
+			break;
+		usleep(1000);
+	}
+	for (t = 60 * SEC; t < day; t += 60 * SEC)
+		ASSERT_EQ(0, wt_advance(self->fd, 60 * SEC));
+	ASSERT_EQ(1, wt_advance(self->fd, 60 * SEC));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	count = eventfd_take(efd);
+	ksft_print_msg("a day away: %llu wake-ups of the waiter, %llu eventfd increments\n",
+		       w.sleeps, count);
+	EXPECT_EQ(1, w.n);
+	EXPECT_EQ(id, w.ev.id);
+	EXPECT_EQ(day, w.ev.fired_at);
+	EXPECT_EQ(1, w.sleeps);
+	EXPECT_EQ(1, count);
 	close(efd);
 }
 

@@ -243,4 +243,29 @@ static inline __u64 wt_clock_ns(clockid_t clk)
 	return (__u64)ts.tv_sec * SEC + ts.tv_nsec;
 }
 
+/*
+ * How often the thread @tid of this process has gone to sleep (its
+ * voluntary context switches), or UINT64_MAX if it cannot be read: a
+ * thread blocked in read() or poll() counts one more each time it is
+ * woken and finds it must wait again.
+ */
+static inline __u64 wt_thread_sleeps(pid_t tid)
+{
+	char path[64], line[128];
+	__u64 val = UINT64_MAX;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return UINT64_MAX;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "voluntary_ctxt_switches:", 24)) {
+			val = strtoull(line + 24, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return val;
+}
+
 #endif /* WT_UTIL_H */

@@ -30,6 +30,12 @@
  *
  * Tables go to stdout; each CSV is printed between marker lines, for the
  * host to extract from the console (the VM has no shared file system).
+ * Every figure is in the unit of the clock the program reads, which -c
+ * names in each table's heading: ns under QEMU's TCG or on the host, or
+ * instructions under QEMU's icount, where the guest's clock advances one
+ * ns per instruction executed. The CSVs' columns keep the name "ns" for
+ * either. Under callgrind, -g counts the instructions of the library's
+ * own tests (lib-process, lib-process-expiry) as the clock times them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,6 +58,16 @@
 #include <linux/wheeltimer.h>
 
 #include <wheeltimer/wheeltimer.h>
+
+#if __has_include("valgrind/callgrind.h")
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND	1
+#else
+#define HAVE_CALLGRIND			0
+#define RUNNING_ON_VALGRIND		0
+#define CALLGRIND_TOGGLE_COLLECT	do { } while (0)
+#define CALLGRIND_DUMP_STATS_AT(s)	((void)(s))
+#endif
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_MSEC	1000000ULL
@@ -108,12 +124,25 @@ static struct {
 	unsigned long levels[MAX_LEVELS];
 	unsigned int nlevels;
 	unsigned long expiry_n;
+	unsigned int expiry_rounds;	/* 0: as many as the others */
 	unsigned long late_n;
 	unsigned long rearm_n;
 	__u64 late_span;
 	double build_cap_sec;
 	double round_cap_sec;
+	bool one_by_one;	/* churn, re-arm: no taking turns (icount) */
 } cfg;
+
+/*
+ * What the clock counts (-c), named in every heading: a figure's unit,
+ * lateness's unit, the instrument, and the two together.
+ */
+static struct {
+	const char *unit;	/* "ns" or "instructions" */
+	const char *usec;	/* lateness: "us" or "k-instructions" */
+	char instr[128];	/* "TCG", "icount", "host, <CPU model>" */
+	char name[160];		/* "ns (TCG)", "instructions (icount)", ... */
+} clk = { "ns", "us", "", "ns" };
 
 static __u64 rng_state = 0x9e3779b97f4a7c15ULL;
 static long sanity_failures;
@@ -130,6 +159,167 @@ static void die(const char *fmt, ...)
 	fprintf(stdout, "\n");
 	fflush(stdout);
 	exit(1);
+}
+
+/* -c: tcg, icount or host. */
+static void set_clock(const char *what)
+{
+	char line[256], model[64] = "", family[16] = "?", num[16] = "?", *v;
+	FILE *f;
+
+	if (!strcmp(what, "icount")) {
+		cfg.one_by_one = true;
+		clk.unit = "instructions";
+		clk.usec = "k-instructions";
+		snprintf(clk.instr, sizeof(clk.instr), "icount");
+	} else if (!strcmp(what, "tcg")) {
+		snprintf(clk.instr, sizeof(clk.instr), "TCG");
+	} else if (!strcmp(what, "host")) {
+		/* "host, AMD EPYC (family 26, model 2)", from the first CPU's. */
+		snprintf(clk.instr, sizeof(clk.instr), "host");
+		f = fopen("/proc/cpuinfo", "r");
+		while (f && fgets(line, sizeof(line), f) && line[0] != '\n') {
+			v = strchr(line, ':');
+			if (!v)
+				continue;
+			v[strcspn(v, "\n")] = 0;
+			v += 1 + strspn(v + 1, " \t");
+			if (!strncmp(line, "model name", 10))
+				snprintf(model, sizeof(model), "%s", v);
+			else if (!strncmp(line, "cpu family", 10))
+				snprintf(family, sizeof(family), "%s", v);
+			else if (!strncmp(line, "model\t", 6))
+				snprintf(num, sizeof(num), "%s", v);
+		}
+		if (f)
+			fclose(f);
+		if (model[0])
+			snprintf(clk.instr, sizeof(clk.instr),
+				 "host, %.60s (family %.8s, model %.8s)",
+				 model, family, num);
+	} else {
+		die("-c %s: tcg, icount or host", what);
+	}
+	snprintf(clk.name, sizeof(clk.name), "%s (%s)", clk.unit, clk.instr);
+}
+
+/*
+ * -g FILE, under valgrind --tool=callgrind --collect-atstart=no
+ * --compress-strings=no --compress-pos=no --callgrind-out-file=FILE: the
+ * library's tests alone collect the instructions of the intervals they
+ * time (rounds that count only), dump them to FILE.N (at the end of the
+ * test, and at each expiry round's first delivery) and read them back.
+ */
+static const char *cg_file;
+static unsigned int cg_dumps;
+static bool cg_lib;		/* a library's test alone is running */
+static bool cg_now;		/* and this round counts */
+static unsigned long cg_ops;	/* operations (or events) collected */
+static double cg_total;		/* instructions collected, dumps so far */
+static double cg_before;	/* of which before a first delivery */
+static struct {
+	char name[64];		/* a library function called from here */
+	double cost;		/* inclusive instructions of those calls */
+} cg_fn[16];
+static unsigned int cg_nfn;
+
+/* The start or the end of a timed interval. */
+static inline void cg_toggle(void)
+{
+	if (cg_now)
+		CALLGRIND_TOGGLE_COLLECT;
+}
+
+/*
+ * -g: dump what callgrind collected since the last dump and add it up:
+ * all the instructions of the intervals timed (what icount counts of them
+ * in the guest, less the kernel's), and per library function called from
+ * this program, the instructions inside it (the library and the core it
+ * runs, without the benchmark's loop). Returns the dump's total. In the
+ * dump, written uncompressed, a call from the function after "fn=" (in
+ * the file of the last "fl=") appears as "cfn=CALLEE", "calls=COUNT
+ * TARGET" and "POSITION INCLUSIVE-COST".
+ */
+static double cg_dump(const char *what)
+{
+	bool ours = false, cost_next = false;
+	char path[4096], line[4096], fl[4096] = "";
+	double total = -1;
+	unsigned int i;
+	int want = -1;
+	size_t len;
+	FILE *f;
+	char *p;
+
+	CALLGRIND_DUMP_STATS_AT(what);
+	snprintf(path, sizeof(path), "%s.%u", cg_file, ++cg_dumps);
+	f = fopen(path, "r");
+	if (!f)
+		die("-g: %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = 0;
+		if (cost_next) {
+			p = strrchr(line, ' ');
+			if (want >= 0 && p)
+				cg_fn[want].cost += strtod(p + 1, NULL);
+			cost_next = false;
+		} else if (!strncmp(line, "fl=", 3)) {
+			memcpy(fl, line + 3, strlen(line + 3) + 1);
+		} else if (!strncmp(line, "fn=", 3)) {
+			len = strlen(fl);
+			ours = len >= 12 && !strcmp(fl + len - 12, "wheelbench.c");
+		} else if (!strncmp(line, "cfn=", 4)) {
+			want = -1;
+			if (!ours || strncmp(line + 4, "wheeltimer_", 11))
+				continue;
+			for (i = 0; i < cg_nfn && strcmp(cg_fn[i].name, line + 4); i++)
+				;
+			if (i == cg_nfn && cg_nfn < ARRAY_SIZE(cg_fn)) {
+				snprintf(cg_fn[i].name, sizeof(cg_fn[i].name),
+					 "%.63s", line + 4);
+				cg_fn[i].cost = 0;
+				cg_nfn++;
+			}
+			if (i < cg_nfn)
+				want = i;
+		} else if (!strncmp(line, "calls=", 6)) {
+			cost_next = true;
+		} else if (!strncmp(line, "totals:", 7)) {
+			total = strtod(line + 7, NULL);
+		}
+	}
+	fclose(f);
+	if (total < 0)
+		die("-g: %s: no totals", path);
+	cg_total += total;
+	return total;
+}
+
+/* -g: print what @test collected in all, per @per, and start afresh. */
+static void cg_report(const char *test, const char *per)
+{
+	double lib = 0;
+	unsigned int i;
+
+	if (!cg_file)
+		return;
+	cg_dump(test);
+	if (!cg_ops)
+		die("-g: %s: nothing collected", test);
+	for (i = 0; i < cg_nfn; i++)
+		lib += cg_fn[i].cost;
+	printf("## %s, instructions (callgrind) per %s: ", test, per);
+	printf("%.0f in the timed intervals, %.0f in the library and core (%lu collected)\n",
+	       cg_total / cg_ops, lib / cg_ops, cg_ops);
+	if (cg_before)
+		printf("##   of which before the first delivery: %.0f\n",
+		       cg_before / cg_ops);
+	for (i = 0; i < cg_nfn; i++)
+		printf("##   %-28s %8.1f\n", cg_fn[i].name, cg_fn[i].cost / cg_ops);
+	cg_ops = 0;
+	cg_total = 0;
+	cg_before = 0;
+	cg_nfn = 0;
 }
 
 static __u64 rnd(void)
@@ -960,9 +1150,12 @@ static void churn_chunk(struct mech *m, struct held *held, unsigned int chunk,
 		ck[j] = seq++;
 	}
 	t0 = now_ns();
+	cg_toggle();
 	if (mech_arm(m, chunk, dl, ck, h) != chunk)
 		die("%s: arming failed", m->name);
+	cg_toggle();
 	t1 = now_ns();
+	cg_toggle();
 	if (held && held->npend) {
 		for (j = 0; j < chunk; j++) {
 			if (held->fifo) {
@@ -978,21 +1171,34 @@ static void churn_chunk(struct mech *m, struct held *held, unsigned int chunk,
 	} else {
 		mech_cancel(m, chunk, h);
 	}
+	cg_toggle();
 	t2 = now_ns();
+	if (cg_now)
+		cg_ops += chunk;
 	*ta += t1 - t0 - clock_cost;
 	*tc += t2 - t1 - clock_cost;
 }
 
 /*
+ * Let the kernel finish what the last mechanism left it to do later (RCU
+ * callbacks, freeing, work items) before the next one is measured: it
+ * runs while this process sleeps, which under icount costs no time.
+ */
+static void quiesce(void)
+{
+	sleep_ns(50 * NSEC_PER_MSEC);
+}
+
+/*
  * Rounds of churn for @n mechanisms at once: within a round they take
  * turns chunk by chunk, so that whatever else the machine does in the
- * meantime falls on all of them alike; a round ends after
- * cfg.round_cap_sec (at least one chunk each). Round 0 only warms up.
- * Per-round figures go to @r and, as CSV rows, to stdout.
+ * meantime falls on all of them alike; a round ends after @cap seconds
+ * (at least one chunk each). Round 0 only warms up. Per-round figures go
+ * to @r and, as CSV rows, to stdout.
  */
-static void churn_rounds(struct mech *mv, unsigned int n, struct held *held,
-			 unsigned int min_chunk, bool far, struct rounds *r,
-			 unsigned long level, const char *pattern)
+static void churn_turns(struct mech *mv, unsigned int n, struct held *held,
+			unsigned int min_chunk, bool far, struct rounds *r,
+			unsigned long level, const char *pattern, double cap)
 {
 	__u64 ta[16], tc[16], start;
 	unsigned long done[16];
@@ -1005,6 +1211,7 @@ static void churn_rounds(struct mech *mv, unsigned int n, struct held *held,
 		memset(ta, 0, sizeof(ta));
 		memset(tc, 0, sizeof(tc));
 		memset(done, 0, sizeof(done));
+		cg_now = cg_lib && round;
 		start = now_ns();
 		do {
 			for (k = 0; k < n; k++) {
@@ -1016,7 +1223,8 @@ static void churn_rounds(struct mech *mv, unsigned int n, struct held *held,
 					    far, &ta[k], &tc[k]);
 				done[k] += chunk;
 			}
-		} while (now_ns() - start < cfg.round_cap_sec * NSEC_PER_SEC);
+		} while (now_ns() - start < cap * NSEC_PER_SEC);
+		cg_now = false;
 		if (!round)
 			continue;
 		for (k = 0; k < n; k++) {
@@ -1032,6 +1240,31 @@ static void churn_rounds(struct mech *mv, unsigned int n, struct held *held,
 			r[k].n++;
 			r[k].ops += done[k];
 		}
+	}
+}
+
+/*
+ * Rounds of churn for @n mechanisms, taking turns; or, under icount
+ * (cfg.one_by_one), one mechanism after the other, each for its share of
+ * the round's length: nothing on the host can fall on a mechanism there,
+ * while taking turns lets what one mechanism leaves the kernel to do
+ * later (freeing a file through RCU, say) fall on the next one.
+ */
+static void churn_rounds(struct mech *mv, unsigned int n, struct held *held,
+			 unsigned int min_chunk, bool far, struct rounds *r,
+			 unsigned long level, const char *pattern)
+{
+	unsigned int k;
+
+	if (!cfg.one_by_one || n == 1) {
+		churn_turns(mv, n, held, min_chunk, far, r, level, pattern,
+			    cfg.round_cap_sec);
+		return;
+	}
+	for (k = 0; k < n; k++) {
+		quiesce();
+		churn_turns(mv + k, 1, held ? held + k : NULL, min_chunk, far,
+			    r + k, level, pattern, cfg.round_cap_sec / n);
 	}
 }
 
@@ -1093,14 +1326,14 @@ static void syscall_floor(int fd)
 	}
 	floor_getppid = median(vp, round - 1);
 	floor_ioctl = median(vi, round - 1);
-	printf("\n## the floor of a system call (ns per call, median of %u rounds)\n",
-	       round - 1);
+	printf("\n## the floor of a system call (%s per call, median of %u rounds)\n",
+	       clk.name, round - 1);
 	csv_begin("syscall", "call", "ns", NULL);
 	printf("getppid,%llu\nempty_wt_ioc_batch,%llu\n", floor_getppid,
 	       floor_ioctl);
 	csv_end("syscall");
-	printf("getppid() %llu ns, an empty WT_IOC_BATCH %llu ns\n",
-	       floor_getppid, floor_ioctl);
+	printf("getppid() %llu %s, an empty WT_IOC_BATCH %llu %s\n",
+	       floor_getppid, clk.unit, floor_ioctl, clk.unit);
 }
 
 static void churn_lib_section(void);
@@ -1126,8 +1359,8 @@ static void test_churn(void)
 		mech_close(&churn_mechs[i]);
 	}
 
-	printf("\n## churn: arm + cancel, none pending (ns per timeout, median of %u rounds)\n",
-	       cfg.rounds);
+	printf("\n## churn: arm + cancel, none pending (%s per timeout, median of %u rounds)\n",
+	       clk.name, cfg.rounds);
 	csv_begin("churn", "mechanism", "batch", "arm_ns", "cancel_ns",
 		  "arm_cancel_ns", "ratio_wt1", "ratio_wt64", "ratio_wt1024",
 		  "ops", NULL);
@@ -1182,8 +1415,9 @@ static void churn_lib_section(void)
 	double sys = 2.0 * floor_ioctl / k->batch;
 	unsigned int i;
 
-	printf("\n## the system calls' share of wheeltimer's arm + cancel (2 calls per batch,\n"
-	       "## each at least an empty WT_IOC_BATCH, %llu ns)\n", floor_ioctl);
+	printf("\n## the system calls' share of wheeltimer's arm + cancel, %s (2 calls\n"
+	       "## per batch, each at least an empty WT_IOC_BATCH, %llu)\n",
+	       clk.name, floor_ioctl);
 	csv_begin("syscall_share", "mechanism", "batch", "arm_cancel_ns",
 		  "syscall_floor_ns", "share", NULL);
 	for (i = 0; i < n; i++) {
@@ -1203,19 +1437,20 @@ static void churn_lib_section(void)
 		if (m->kind != WT && !(m->kind == LIB &&
 				       m->engine == WHEELTIMER_ENGINE_KERNEL))
 			continue;
-		printf("%-16s %6u %10llu ns, of which system calls >= %7.1f ns (%4.1f%%)\n",
+		printf("%-16s %6u %10llu, of which system calls >= %7.1f (%4.1f%%)\n",
 		       m->name, m->batch, churn_res[i].total,
 		       2.0 * floor_ioctl / m->batch,
 		       100 * syscall_share(m->batch, churn_res[i].total));
 	}
-	printf("\n## libwheeltimer: kernel engine / in-process engine, arm + cancel\n");
+	printf("\n## libwheeltimer: kernel engine / in-process engine, arm + cancel, %s\n",
+	       clk.name);
 	csv_begin("lib_churn", "kernel_ns", "process_ns", "ratio",
 		  "kernel_without_syscall_floor_ns", "ratio_without", NULL);
 	printf("%llu,%llu,%.3f,%.1f,%.3f\n", kt, pt, pt ? (double)kt / pt : 0,
 	       kt - sys, pt ? (kt - sys) / pt : 0);
 	csv_end("lib_churn");
-	printf("lib-kernel/64 %llu ns, lib-process/64 %llu ns: %.2fx;\n"
-	       "less the system calls' floor (what a shared ring saves of them): %.1f ns, %.2fx\n",
+	printf("lib-kernel/64 %llu, lib-process/64 %llu: %.2fx;\n"
+	       "less the system calls' floor (what a shared ring saves of them): %.1f, %.2fx\n",
 	       kt, pt, pt ? (double)kt / pt : 0, kt - sys, pt ? (kt - sys) / pt : 0);
 	fflush(stdout);
 }
@@ -1384,8 +1619,9 @@ static void lib_scale_section(void)
 	const struct scale_result *rk, *rp;
 	unsigned int l;
 
-	printf("\n## libwheeltimer: kernel engine / in-process engine, %s\n",
-	       "arm + cancel with N pending");
+	printf("\n## libwheeltimer: kernel engine / in-process engine, %s (%s per timeout;\n"
+	       "## kernel memory in bytes per pending timeout)\n",
+	       "arm + cancel with N pending", clk.name);
 	csv_begin("lib_scale", "level", "pending_kernel", "pending_process",
 		  "fifo_kernel_ns", "fifo_process_ns", "fifo_ratio",
 		  "random_kernel_ns", "random_process_ns", "random_ratio",
@@ -1501,9 +1737,10 @@ static void test_scale(void)
 		settle();
 	}
 
-	printf("\n## scale: arm + cancel, N pending 1 h away (ns/timeout, median of %u rounds)\n",
-	       cfg.rounds);
-	printf("## fifo: the oldest pending one cancelled; random: any pending one\n");
+	printf("\n## scale: arm + cancel, N pending 1 h away (%s per timeout,\n"
+	       "## median of %u rounds)\n", clk.name, cfg.rounds);
+	printf("## fifo: the oldest pending one cancelled; random: any pending one;\n"
+	       "## build: per timeout of the pending set; slab, mem: bytes per pending timeout\n");
 	csv_begin("scale", "mechanism", "batch", "level", "pending",
 		  "fifo_arm_ns", "fifo_cancel_ns", "fifo_arm_cancel_ns",
 		  "fifo_ratio_wt1", "arm_ns", "cancel_ns", "arm_cancel_ns",
@@ -1550,8 +1787,9 @@ static void test_scale(void)
 	lib_scale_section();
 
 	l = cfg.nlevels - 1;
-	printf("\n## idle: %lu timeouts pending, all an hour away (%u s asleep)\n",
-	       cfg.levels[l], cfg.idle_sec);
+	printf("\n## idle: %lu timeouts pending, all an hour away\n"
+	       "## (%u s asleep; seconds of the %s clock)\n",
+	       cfg.levels[l], cfg.idle_sec, clk.instr[0] ? clk.instr : "guest's");
 	csv_begin("idle", "mechanism", "pending", "seconds",
 		  "timer_programs_per_s", "poller_wakeups_per_s",
 		  "local_timer_irqs_per_s", "baseline_irqs_per_s", NULL);
@@ -1609,9 +1847,10 @@ static void test_rearm(void)
 	unsigned long next[ARRAY_SIZE(churn_mechs)] = { 0 };
 	unsigned long done[ARRAY_SIZE(churn_mechs)];
 	__u64 tm[ARRAY_SIZE(churn_mechs)], t0, t1, start, res;
-	unsigned int k, round, chunk, j, nm = 0;
+	unsigned int k, round, chunk, j, nm = 0, pass, lo, hi;
 	char rbuf[32];
 	struct mech *m;
+	double cap;
 
 	dl = xcalloc(np, sizeof(*dl));
 	ck = xcalloc(np, sizeof(*ck));
@@ -1631,44 +1870,56 @@ static void test_rearm(void)
 	}
 	csv_begin("rearm_raw", "mechanism", "pending", "round", "modify_ns",
 		  "ops", NULL);
-	for (round = 0; round <= cfg.rounds && round <= MAX_ROUNDS; round++) {
-		memset(done, 0, sizeof(done));
-		memset(tm, 0, sizeof(tm));
-		start = now_ns();
-		do {
-			for (k = 0; k < n; k++) {
-				m = &churn_mechs[k];
-				if (m->fd_per_timeout)
-					continue;
-				chunk = m->batch > 64 ? m->batch : 64;
-				if (next[k] + chunk > np)
-					next[k] = 0;
-				t0 = now_ns();
-				for (j = 0; j < chunk; j++)
-					dl[j] = t0 + HOUR_NS + rnd() % (60 * NSEC_PER_SEC);
-				t0 = now_ns();
-				mech_modify(m, chunk, pend[k] + next[k], dl);
-				t1 = now_ns();
-				tm[k] += t1 - t0 - clock_cost;
-				done[k] += chunk;
-				next[k] += chunk;
-			}
-		} while (now_ns() - start < cfg.round_cap_sec * NSEC_PER_SEC);
-		if (!round)
-			continue;
-		for (k = 0; k < n; k++) {
-			if (!done[k])
+	/* Taking turns, or one after the other (as churn_rounds()). */
+	for (pass = 0; pass < (cfg.one_by_one ? n : 1); pass++) {
+		lo = cfg.one_by_one ? pass : 0;
+		hi = cfg.one_by_one ? pass + 1 : n;
+		cap = cfg.round_cap_sec * (hi - lo) / n;
+		if (cfg.one_by_one) {
+			if (churn_mechs[pass].fd_per_timeout)
 				continue;
-			v[k][round - 1] = tm[k] / done[k];
-			printf("%s,%lu,%u,%llu,%lu\n", churn_mechs[k].name, np,
-			       round, v[k][round - 1], done[k]);
+			quiesce();
 		}
-		nm = round;
+		for (round = 0; round <= cfg.rounds && round <= MAX_ROUNDS; round++) {
+			memset(done, 0, sizeof(done));
+			memset(tm, 0, sizeof(tm));
+			start = now_ns();
+			do {
+				for (k = lo; k < hi; k++) {
+					m = &churn_mechs[k];
+					if (m->fd_per_timeout)
+						continue;
+					chunk = m->batch > 64 ? m->batch : 64;
+					if (next[k] + chunk > np)
+						next[k] = 0;
+					t0 = now_ns();
+					for (j = 0; j < chunk; j++)
+						dl[j] = t0 + HOUR_NS +
+							rnd() % (60 * NSEC_PER_SEC);
+					t0 = now_ns();
+					mech_modify(m, chunk, pend[k] + next[k], dl);
+					t1 = now_ns();
+					tm[k] += t1 - t0 - clock_cost;
+					done[k] += chunk;
+					next[k] += chunk;
+				}
+			} while (now_ns() - start < cap * NSEC_PER_SEC);
+			if (!round)
+				continue;
+			for (k = lo; k < hi; k++) {
+				if (!done[k])
+					continue;
+				v[k][round - 1] = tm[k] / done[k];
+				printf("%s,%lu,%u,%llu,%lu\n", churn_mechs[k].name,
+				       np, round, v[k][round - 1], done[k]);
+			}
+			nm = round;
+		}
 	}
 	csv_end("rearm_raw");
 
-	printf("\n## re-arm: modify one of %lu pending (ns per timeout, median of %u rounds)\n",
-	       np, nm);
+	printf("\n## re-arm: modify one of %lu pending (%s per timeout, median of %u rounds)\n",
+	       np, clk.name, nm);
 	for (k = 0; k < n; k++) {
 		t[k] = churn_mechs[k].fd_per_timeout ? 0 : median(v[k], nm);
 		m = &churn_mechs[k];
@@ -1709,7 +1960,7 @@ static void test_rearm(void)
 	rearm_lib[0] = t[k];
 	rearm_lib[1] = t[j];
 	ratio_str(rbuf, sizeof(rbuf), t[k], t[j]);
-	printf("libwheeltimer: kernel engine %llu ns, in-process %llu ns: %s\n",
+	printf("libwheeltimer: kernel engine %llu, in-process %llu: %s\n",
 	       t[k], t[j], rbuf);
 	fflush(stdout);
 	free(dl);
@@ -1718,47 +1969,114 @@ static void test_rearm(void)
 
 /* --- expiry throughput ----------------------------------------------- */
 
+static unsigned int expiry_rounds(void)
+{
+	return cfg.expiry_rounds ? cfg.expiry_rounds : cfg.rounds;
+}
+
 static __u64 expiry_res[ARRAY_SIZE(expiry_mechs)];
 
 /*
- * One round: @n timeouts due from @lead from now on, spread over @window;
- * returns ns per event from the first deadline until the last is read.
+ * One round: @n timeouts due from @lead from now on (at least 64 ticks
+ * of the default resolution, at most 3 s), spread over @window (at most
+ * one tick),
+ * which ends at a multiple of the resolution: a wheel at that resolution
+ * has them all due at one tick. A hierarchical wheel files a timeout at
+ * the level of the highest base-64 digit in which its tick differs from
+ * the wheel's clock, and cascades it once per level on its way down; its
+ * clock moves when it collects. So that each round costs one cascade,
+ * not sometimes two, the round waits, if need be, until now and that
+ * tick share their digits from the third on (4096 ticks), then has the
+ * mechanism deliver one timeout due at once, which brings a wheel's
+ * clock to now, and arms them, again if that ended past the start of
+ * their level-1 slot. Returns ns per event from the first delivery until
+ * the last is read. The first delivery is the first record's stamp where
+ * the mechanism stamps one (wheeltimer, the library), else the first
+ * deadline (timerfd and io_uring expire each timeout on time); a wheel
+ * delivers at its tick. Idle time before it would count under icount,
+ * whose clock jumps over an idle CPU, as so many instructions.
  */
 static __u64 expiry_round(struct mech *m, unsigned long n, __u64 lead,
 			  __u64 window, __u64 *dl, __u64 *ck, __u64 *h,
 			  struct ev *ev, bool *late, unsigned long *lost)
 {
-	__u64 start, ta, tdone;
+	const __u64 res = WT_RESOLUTION_DEFAULT, block = 4096 * res;
+	__u64 start, end, ta, tdone, now;
 	unsigned long seen, i;
 	unsigned int got;
 
-	start = now_ns() + lead;
+	if (lead < 64 * res)
+		lead = 64 * res;
+again:
+	if (lead > 3 * NSEC_PER_SEC)
+		lead = 3 * NSEC_PER_SEC;
+	now = now_ns();
+	end = now + 2 * res + lead + window;
+	if (now / block != end / block)
+		sleep_ns(end / block * block - now);
+	dl[0] = now_ns();
+	ck[0] = n;
+	if (mech_arm(m, 1, dl, ck, h) != 1)
+		die("%s: could not arm", m->name);
+	got = 0;
+	while (!got)
+		got = mech_reap(m, ev, MAX_CHUNK, 2000);
+	if (got != 1 || ev[0].cookie != n)
+		die("%s: a timeout due at once did not come alone", m->name);
+	end = now_ns() + lead + window;
+	end += res - end % res;
+	start = end - window + 1;
 	for (i = 0; i < n; i++) {
-		dl[i] = start + window * i / n;
+		dl[i] = start + (window - 1) * i / n;
 		ck[i] = i;
 	}
 	if (mech_arm(m, n, dl, ck, h) != n)
 		die("%s: could not arm %lu", m->name, n);
 	ta = now_ns();
+	/*
+	 * The wheel cascades them when its clock reaches their level-1
+	 * slot, 64 ticks or fewer before their tick: if arming took us past
+	 * that, the cascade may have been done while arming, not here. Try
+	 * again with twice the lead (arming took longer than its estimate:
+	 * the host is busy).
+	 */
+	if (ta < start && ta >= end - end % (64 * res) &&
+	    lead < 3 * NSEC_PER_SEC) {
+		mech_cancel(m, n, h);
+		lead *= 2;
+		goto again;
+	}
 	*late = ta > start;
 	seen = 0;
 	tdone = ta;
+	cg_toggle();
 	while (seen < n) {
 		got = mech_reap(m, ev, MAX_CHUNK, 2000);
 		if (!got && now_ns() - ta > 10 * NSEC_PER_SEC) {
 			*lost += n - seen;
 			break;
 		}
+		if (!seen && got && ev[0].fired_at > start)
+			start = ev[0].fired_at;
+		if (!seen && got && cg_now) {
+			cg_toggle();
+			cg_before += cg_dump("before the first delivery");
+			cg_toggle();
+		}
 		seen += got;
 		tdone = now_ns();
 	}
+	cg_toggle();
+	if (cg_now)
+		cg_ops += seen;
 	return (tdone - start) / n;
 }
 
 /*
  * The churn or the expiry of one of the library's engines alone, for a
  * profile of it: the tests "lib-kernel" and "lib-process" (churn), and
- * "lib-kernel-expiry" and "lib-process-expiry".
+ * "lib-kernel-expiry" and "lib-process-expiry". Under callgrind (-g),
+ * their timed intervals are counted too.
  */
 static void test_lib_alone(uint32_t engine, bool expiry)
 {
@@ -1768,12 +2086,16 @@ static void test_lib_alone(uint32_t engine, bool expiry)
 	__u64 *dl, *ck, *h, v[MAX_ROUNDS];
 	unsigned long lost = 0;
 	static struct rounds rr;
+	unsigned int round, nlate = 0;
 	struct churn_result c;
-	unsigned int round;
+	__u64 t0, lead;
+	char what[96];
+	unsigned long i;
 	struct ev *ev;
 	bool late;
 
 	mech_open(&m);
+	cg_lib = !!cg_file;
 	if (!expiry) {
 		memset(&rr, 0, sizeof(rr));
 		csv_begin("churn_raw", "mechanism", "pattern", "pending",
@@ -1782,8 +2104,11 @@ static void test_lib_alone(uint32_t engine, bool expiry)
 		churn_rounds(&m, 1, NULL, 64, false, &rr, 0, "own");
 		csv_end("churn_raw");
 		c = rounds_median(&m, &rr);
-		printf("\n## %s alone: arm %llu, cancel %llu, arm + cancel %llu ns per timeout\n",
-		       m.name, c.arm, c.cancel, c.total);
+		printf("\n## %s alone, %s per timeout: arm %llu, cancel %llu, arm + cancel %llu\n",
+		       m.name, clk.name, c.arm, c.cancel, c.total);
+		snprintf(what, sizeof(what), "%s alone", m.name);
+		cg_report(what, "arm + cancel");
+		cg_lib = false;
 		mech_close(&m);
 		return;
 	}
@@ -1792,12 +2117,37 @@ static void test_lib_alone(uint32_t engine, bool expiry)
 	ck = xcalloc(n, sizeof(*ck));
 	h = xcalloc(n, sizeof(*h));
 	ev = xcalloc(MAX_CHUNK, sizeof(*ev));
-	for (round = 0; round < cfg.rounds; round++)
-		v[round] = expiry_round(&m, n, 200 * NSEC_PER_MSEC,
-					NSEC_PER_MSEC, dl, ck, h, ev, &late,
-					&lost);
-	printf("## %s alone: %lu due within 1 ms, %llu ns per event%s\n",
-	       m.name, n, median(v, cfg.rounds), lost ? ", some lost" : "");
+	/*
+	 * 200 ms ahead, or more if arming takes longer (under callgrind):
+	 * timeouts due before they are all armed would take another path.
+	 */
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		dl[i] = t0 + HOUR_NS;
+		ck[i] = i;
+	}
+	if (mech_arm(&m, n, dl, ck, h) != n)
+		die("%s: could not arm %lu", m.name, n);
+	lead = 2 * (now_ns() - t0) + 50 * NSEC_PER_MSEC;
+	if (lead < 200 * NSEC_PER_MSEC)
+		lead = 200 * NSEC_PER_MSEC;
+	mech_cancel(&m, n, h);
+	cg_now = cg_lib;
+	for (round = 0; round < expiry_rounds(); round++) {
+		v[round] = expiry_round(&m, n, lead, NSEC_PER_MSEC, dl, ck, h,
+					ev, &late, &lost);
+		nlate += late;
+	}
+	cg_now = false;
+	if (nlate)
+		printf("# %s: arming ended after the first deadline in %u rounds\n",
+		       m.name, nlate);
+	printf("## %s alone, %s per event: %llu, %lu due within 1 ms%s\n",
+	       m.name, clk.name, median(v, expiry_rounds()), n,
+	       lost ? ", some lost" : "");
+	snprintf(what, sizeof(what), "%s alone, %lu due within 1 ms", m.name, n);
+	cg_report(what, "event");
+	cg_lib = false;
 	mech_close(&m);
 	free(dl);
 	free(ck);
@@ -1840,7 +2190,7 @@ static void test_expiry(void)
 	}
 	csv_begin("expiry_raw", "mechanism", "n", "round", "ns_per_event",
 		  "armed_late", NULL);
-	for (round = 0; round < cfg.rounds; round++) {
+	for (round = 0; round < expiry_rounds(); round++) {
 		for (k = 0; k < nm; k++) {
 			m = &expiry_mechs[k];
 			v[k][round] = expiry_round(m, n, lead[k], NSEC_PER_MSEC,
@@ -1854,7 +2204,7 @@ static void test_expiry(void)
 	csv_end("expiry_raw");
 	for (k = 0; k < nm; k++) {
 		m = &expiry_mechs[k];
-		expiry_res[k] = median(v[k], cfg.rounds);
+		expiry_res[k] = median(v[k], expiry_rounds());
 		if (late[k])
 			printf("# expiry %s: arming ended after the first deadline in %u rounds\n",
 			       m->name, late[k]);
@@ -1865,8 +2215,9 @@ static void test_expiry(void)
 		}
 		mech_close(m);
 	}
-	printf("\n## expiry: %lu timeouts due within 1 ms, until all read (median of %u rounds)\n",
-	       n, cfg.rounds);
+	printf("\n## expiry: %lu timeouts due within 1 ms, from the first delivery until all read\n"
+	       "## (%s per event, median of %u rounds)\n",
+	       n, clk.name, expiry_rounds());
 	csv_begin("expiry", "mechanism", "n", "ns_per_event", "events_per_s",
 		  "ratio_wt", NULL);
 	for (k = 0; k < nm; k++)
@@ -1875,7 +2226,8 @@ static void test_expiry(void)
 		       expiry_res[k] ? (double)NSEC_PER_SEC / expiry_res[k] : 0,
 		       expiry_res[0] ? (double)expiry_res[k] / expiry_res[0] : 0);
 	csv_end("expiry");
-	printf("%-14s %12s %14s %10s\n", "mechanism", "ns/event", "events/s", "x wt");
+	printf("%-14s %12s %14s %10s\n", "mechanism", "per event",
+	       strcmp(clk.unit, "ns") ? "events/1e9" : "events/s", "x wt");
 	for (k = 0; k < nm; k++) {
 		ratio_str(rbuf, sizeof(rbuf), expiry_res[k], expiry_res[0]);
 		printf("%-14s %12llu %14.0f %10s\n", expiry_mechs[k].name,
@@ -1886,7 +2238,7 @@ static void test_expiry(void)
 	k = find_mech(expiry_mechs, nm, "lib-kernel") - expiry_mechs;
 	i = find_mech(expiry_mechs, nm, "lib-process") - expiry_mechs;
 	ratio_str(rbuf, sizeof(rbuf), expiry_res[k], expiry_res[i]);
-	printf("libwheeltimer: kernel engine %llu ns per event, in-process %llu ns: %s\n",
+	printf("libwheeltimer: kernel engine %llu per event, in-process %llu: %s\n",
 	       expiry_res[k], expiry_res[i], rbuf);
 	fflush(stdout);
 	free(dl);
@@ -1997,8 +2349,9 @@ static void test_lateness(void)
 			sanity_failures++;
 	}
 	csv_end("lateness_cdf");
-	printf("\n## lateness: read time - deadline, %lu deadlines from 50 us to %llu ms (us)\n",
-	       n, cfg.late_span / NSEC_PER_MSEC);
+	printf("\n## lateness: read time - deadline, %lu deadlines from 50 us to %llu ms\n"
+	       "## (%s (%s))\n", n, cfg.late_span / NSEC_PER_MSEC, clk.usec,
+	       clk.instr[0] ? clk.instr : "clock");
 	printf("%-17s %9s %9s %9s %9s %6s %8s\n", "mechanism", "p50", "p99",
 	       "p99.9", "max", "early", "x wt p99");
 	csv_begin("lateness", "mechanism", "n", "p50_ns", "p99_ns", "p999_ns",
@@ -2020,7 +2373,7 @@ static void test_lateness(void)
 		       r->early + r->kernel_early,
 		       late_res[0].p99 ? (double)r->p99 / late_res[0].p99 : 0);
 	}
-	printf("as the kernel stamped them (fired_at - deadline, us):\n");
+	printf("as the kernel stamped them (fired_at - deadline, %s):\n", clk.usec);
 	for (k = 0; k < ARRAY_SIZE(late_mechs); k++) {
 		r = &late_res[k];
 		if (late_mechs[k].kind != WT)
@@ -2063,18 +2416,19 @@ static void lib_verdicts(bool did_churn, bool did_scale, bool did_expiry)
 	char what[80];
 	double x;
 
-	printf("\n## targets (issue 12: libwheeltimer, kernel engine / in-process engine)\n");
+	printf("\n## targets (issue 12: libwheeltimer, kernel engine / in-process engine), %s\n",
+	       clk.name);
 	if (did_churn) {
 		k = find_mech(churn_mechs, nc, "lib-kernel/64") - churn_mechs;
 		p = find_mech(churn_mechs, nc, "lib-process/64") - churn_mechs;
 		x = (double)churn_res[k].total / churn_res[p].total;
 		target("arm+cancel, none pending, at most 1.5x", x <= 1.5,
-		       "%.2fx (%llu ns, %llu ns)", x, churn_res[k].total,
+		       "%.2fx (%llu, %llu)", x, churn_res[k].total,
 		       churn_res[p].total);
 	}
 	if (rearm_lib[0] && rearm_lib[1]) {
 		x = (double)rearm_lib[0] / rearm_lib[1];
-		printf("%-7s %-56s %.2fx (%llu ns, %llu ns)\n", "info",
+		printf("%-7s %-56s %.2fx (%llu, %llu)\n", "info",
 		       "  re-arm", x, rearm_lib[0], rearm_lib[1]);
 	}
 	if (did_scale) {
@@ -2087,13 +2441,13 @@ static void lib_verdicts(bool did_churn, bool did_scale, bool did_expiry)
 			snprintf(what, sizeof(what),
 				 "arm+cancel, %lu pending, oldest, at most 1.5x",
 				 cfg.levels[l]);
-			target(what, x <= 1.5, "%.2fx (%llu ns, %llu ns)", x,
+			target(what, x <= 1.5, "%.2fx (%llu, %llu)", x,
 			       rk->fifo.total, rp->fifo.total);
 			x = (double)rk->c.total / rp->c.total;
 			snprintf(what, sizeof(what),
 				 "arm+cancel, %lu pending, random, at most 1.5x",
 				 cfg.levels[l]);
-			target(what, x <= 1.5, "%.2fx (%llu ns, %llu ns)", x,
+			target(what, x <= 1.5, "%.2fx (%llu, %llu)", x,
 			       rk->c.total, rp->c.total);
 		}
 		rk = &scale_res[cfg.nlevels - 1][k];
@@ -2108,7 +2462,7 @@ static void lib_verdicts(bool did_churn, bool did_scale, bool did_expiry)
 		p = find_mech(expiry_mechs, ne, "lib-process") - expiry_mechs;
 		x = (double)expiry_res[k] / expiry_res[p];
 		target("per delivered event no more than in-process", x <= 1,
-		       "%.2fx (%llu ns, %llu ns)", x, expiry_res[k],
+		       "%.2fx (%llu, %llu)", x, expiry_res[k],
 		       expiry_res[p]);
 	}
 }
@@ -2122,7 +2476,7 @@ static void verdicts(bool did_churn, bool did_scale, bool did_late)
 	double x;
 	unsigned int k;
 
-	printf("\n## targets (issue 6)\n");
+	printf("\n## targets (issue 6), %s\n", clk.name);
 	if (did_churn) {
 		__u64 wt1 = c[find_mech(v, nc, "wheeltimer/1") - v].total;
 		__u64 wtb = c[find_mech(v, nc, "wheeltimer/1024") - v].total;
@@ -2132,28 +2486,28 @@ static void verdicts(bool did_churn, bool did_scale, bool did_late)
 
 		x = (double)tfd / wtb;
 		target("batched arm+cancel >= 10x cheaper than timerfd", x >= 10,
-		       "%.2fx (wt/1024 %llu ns, timerfd %llu ns)", x, wtb, tfd);
+		       "%.2fx (wt/1024 %llu, timerfd %llu)", x, wtb, tfd);
 		x = (double)ur / wtb;
 		target("batched arm+cancel >= 3x cheaper than io_uring/1024", x >= 3,
-		       "%.2fx (io_uring/1024 %llu ns)", x, ur);
+		       "%.2fx (io_uring/1024 %llu)", x, ur);
 		x = (double)ur1 / wtb;
-		printf("%-7s %-56s %.2fx (io_uring/1 %llu ns)\n", "info",
+		printf("%-7s %-56s %.2fx (io_uring/1 %llu)\n", "info",
 		       "  the same against io_uring one per submit", x, ur1);
 		x = (double)tfd / wt1;
 		target("one ioctl per operation at least on par with timerfd",
-		       x >= 1, "%.2fx (wt/1 %llu ns, timerfd %llu ns)", x, wt1, tfd);
+		       x >= 1, "%.2fx (wt/1 %llu, timerfd %llu)", x, wt1, tfd);
 	}
 	if (did_scale && cfg.nlevels > 1) {
 		lo = &scale_res[0][0];
 		hi = &scale_res[cfg.nlevels - 1][0];
 		x = (double)hi->fifo.total / lo->fifo.total;
 		target("cost at the largest N within 1.5x of smallest (fifo)",
-		       x <= 1.5, "%.2fx (wt/1: %llu ns at %lu, %llu ns at %lu)",
+		       x <= 1.5, "%.2fx (wt/1: %llu at %lu, %llu at %lu)",
 		       x, lo->fifo.total, lo->pending, hi->fifo.total,
 		       hi->pending);
 		x = (double)hi->c.total / lo->c.total;
 		target("cost at the largest N within 1.5x of smallest (random)",
-		       x <= 1.5, "%.2fx (wt/1: %llu ns at %lu, %llu ns at %lu)",
+		       x <= 1.5, "%.2fx (wt/1: %llu at %lu, %llu at %lu)",
 		       x, lo->c.total, lo->pending, hi->c.total, hi->pending);
 	}
 	if (did_scale) {
@@ -2183,14 +2537,24 @@ static void verdicts(bool did_churn, bool did_scale, bool did_late)
 
 static void help(void)
 {
-	printf("usage: wheelbench [-q] [-r ROUNDS] [-n N,N,...] [-i SEC] [TEST...]\n"
+	printf("usage: wheelbench [-q] [-c CLOCK] [-r ROUNDS] [-t SEC] [-n N,N,...] [-e N]\n"
+	       "                  [-x ROUNDS] [-i SEC] [-g FILE] [TEST...]\n"
 	       "tests: churn rearm scale expiry lateness (default: all), and for\n"
 	       "       profiles lib-kernel, lib-process: the churn of that engine alone,\n"
 	       "       lib-kernel-expiry, lib-process-expiry: its expiry alone\n"
 	       "  -q  quick: small sizes, few rounds (a smoke test of seconds)\n"
+	       "  -c  what the clock counts, named in each heading: tcg (ns under\n"
+	       "      QEMU's TCG), icount (instructions: QEMU's -icount shift=0),\n"
+	       "      host (ns on this CPU); unnamed: ns\n"
 	       "  -r  rounds per measurement, the median is reported\n"
 	       "  -n  pending counts for the scale test (default 1000,100000,1000000)\n"
-	       "  -i  seconds asleep for the idle measurement\n");
+	       "  -e  timeouts due in the expiry test (default 100000)\n"
+	       "  -x  rounds of the expiry test (default: as -r)\n"
+	       "  -t  seconds of the clock per round of churn and re-arm (default 0.25)\n"
+	       "  -i  seconds asleep for the idle measurement\n"
+	       "  -g  under valgrind --tool=callgrind --collect-atstart=no\n"
+	       "      --compress-strings=no --compress-pos=no --callgrind-out-file=FILE:\n"
+	       "      count the instructions of lib-process and lib-process-expiry\n");
 }
 
 int main(int argc, char **argv)
@@ -2216,7 +2580,7 @@ int main(int argc, char **argv)
 	cfg.build_cap_sec = 120;
 	cfg.round_cap_sec = 0.25;
 	cfg.rounds = 9;
-	while ((opt = getopt(argc, argv, "qr:n:i:h")) != -1) {
+	while ((opt = getopt(argc, argv, "qc:r:n:e:x:t:i:g:h")) != -1) {
 		switch (opt) {
 		case 'q':
 			cfg.quick = true;
@@ -2245,8 +2609,33 @@ int main(int argc, char **argv)
 			if (!cfg.nlevels || !cfg.levels[0])
 				die("-n: a list of pending counts");
 			break;
+		case 'c':
+			set_clock(optarg);
+			break;
+		case 'e':
+			cfg.expiry_n = strtoul(optarg, NULL, 0);
+			if (!cfg.expiry_n)
+				die("-e: a number of timeouts");
+			break;
+		case 'x':
+			cfg.expiry_rounds = atoi(optarg);
+			if (cfg.expiry_rounds < 1 || cfg.expiry_rounds > MAX_ROUNDS)
+				die("-x: 1 to %d rounds", MAX_ROUNDS);
+			break;
+		case 't':
+			cfg.round_cap_sec = strtod(optarg, NULL);
+			if (!(cfg.round_cap_sec > 0))
+				die("-t: seconds per round");
+			break;
 		case 'i':
 			cfg.idle_sec = atoi(optarg);
+			break;
+		case 'g':
+			if (!HAVE_CALLGRIND)
+				die("-g: built without <valgrind/callgrind.h>");
+			if (!RUNNING_ON_VALGRIND)
+				die("-g: run under valgrind --tool=callgrind");
+			cg_file = optarg;
 			break;
 		default:
 			help();
@@ -2289,8 +2678,10 @@ int main(int argc, char **argv)
 	b = now_ns();
 	clock_cost = (b - a) / 1000;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	printf("# wheelbench%s: %u rounds per figure, scale up to %lu, clock read %llu ns\n",
-	       cfg.quick ? " (quick)" : "", cfg.rounds,
+	printf("# wheelbench%s: figures in %s, %u rounds per figure (of churn and re-arm: %.3g s,\n"
+	       "# mechanisms %s), scale up to %lu, clock read %llu\n",
+	       cfg.quick ? " (quick)" : "", clk.name, cfg.rounds, cfg.round_cap_sec,
+	       cfg.one_by_one ? "one after the other" : "taking turns chunk by chunk",
 	       cfg.levels[cfg.nlevels - 1], clock_cost);
 
 	if (do_churn)

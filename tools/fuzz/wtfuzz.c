@@ -989,13 +989,16 @@ static void step_query(struct model *m)
 
 	memset(&q, 0, sizeof(q));
 	q.id = pick_id(m);
+	/* Anything but the id in is refused first. */
 	if (chance(10)) {
 		q.flags = rnd();
 		q.reserved = rnd();
 		q.cookie = rnd();
 	}
 	i = model_find(m, q.id);
-	if (i < 0)
+	if (q.flags || q.reserved || q.cookie)
+		x = (struct expect){ E(EINVAL), false };
+	else if (i < 0)
 		x = (struct expect){ E(ENOENT), false };
 	err = do_ioctl(m->fd, WT_IOC_QUERY, &q);
 	judge("QUERY", x, err, &q, sizeof(q));
@@ -1019,8 +1022,15 @@ static void step_api(struct model *m)
 		a.api = mutate_u64(a.api);
 	if (chance(30))
 		a.features = chance(50) ? 1ULL << below(64) : mutate_u64(0);
-	a.ioctls = rnd();
-	if (a.api != WT_API_VERSION || a.features & ~FEATURES)
+	/* What the kernel answers in must come in zero. */
+	if (chance(10))
+		a.ioctls = rnd();
+	if (chance(10))
+		a.event_size = rnd();
+	if (chance(10))
+		a.batch_max = rnd();
+	if (a.api != WT_API_VERSION || a.features & ~FEATURES || a.ioctls ||
+	    a.event_size || a.batch_max)
 		x = (struct expect){ E(EINVAL), false };
 	err = do_ioctl(m->fd, WT_IOC_API, &a);
 	judge("API", x, err, &a, sizeof(a));

@@ -52,10 +52,12 @@
  * poll(), select() and epoll waiters (EPOLLIN) and adds 1 to the eventfd
  * registered with WT_IOC_SET_EVENTFD, if any, and the timeouts are queued
  * as one &struct wt_event each by the first call that looks (read(),
- * poll(), WT_IOC_QUERY, WT_IOC_STATS). The eventfd is incremented by
- * exactly 1 at each such
- * expiry (timeouts due together share one; an expiry may also find nothing
- * due, when it only moves far timeouts closer), once per WT_IOC_ADVANCE
+ * poll(), WT_IOC_QUERY, WT_IOC_STATS). The hrtimer expires only at a tick
+ * at which a timeout is due, however far ahead it was set: a timeout a day
+ * away costs its waiters one wake-up. The eventfd is incremented by
+ * exactly 1 at each expiry (timeouts due together share one; an expiry
+ * finds nothing due only when the timeout it was armed for was cancelled
+ * or moved since), once per WT_IOC_ADVANCE
  * that queued records, once at WT_IOC_SET_EVENTFD if records are waiting,
  * and once when a call that kept the file busy ends after a non-blocking
  * read() was turned away (a poll() turned away is woken through the file,
@@ -127,9 +129,11 @@
  * @batch_max: out: the largest @count WT_IOC_BATCH accepts.
  *
  * The handshake is optional and changes nothing in the context: it tells a
- * program built against a newer header what this kernel implements. On
- * failure the struct is written back with every field zero, so that a
- * caller ignoring the return value still sees no features.
+ * program built against a newer header what this kernel implements. The
+ * output fields @ioctls, @event_size and @batch_max must be zero on the
+ * way in (-EINVAL otherwise), so that a later version may make any of them
+ * an input. On failure the struct is written back with every field zero,
+ * so that a caller ignoring the return value still sees no features.
  */
 struct wt_api {
 	__u64 api;
@@ -389,10 +393,14 @@ struct wt_eventfd {
  * final record read. So a program can name a timeout by its own number
  * from the start, with no table from its ids to the kernel's (changing the
  * generation at each reuse keeps a stale id from reaching a newer
- * timeout). Blocks are kept until the file is closed, and counted in the
- * storage of the opener's user (see the overview); a context leases at
- * most max_pending + 65536 ids, rounded up to whole blocks (-ENOSPC beyond,
- * as when the user's storage is full): room for adds that fail.
+ * timeout). A leased block's indexes were never used in the file before,
+ * so an id that went stale earlier (its timeout gone, its block given
+ * back when the file emptied) finds nothing (-ENOENT), whatever generation
+ * the caller gives its timeouts. Blocks are kept until the file is
+ * closed, and counted in the storage of the opener's user (see the
+ * overview); a context leases at most max_pending + 65536 ids, rounded up
+ * to whole blocks (-ENOSPC beyond, as when the user's storage is full):
+ * room for adds that fail.
  */
 struct wt_lease {
 	__u64 first;
@@ -408,7 +416,10 @@ struct wt_lease {
 
 /**
  * struct wt_query - the state of one timeout, for WT_IOC_QUERY
- * @id: in: the timeout; unknown or stale ids fail with -ENOENT
+ * @id: in: the timeout; unknown or stale ids fail with -ENOENT. Every
+ *	other field is output only and must be zero on the way in (-EINVAL
+ *	otherwise), so that a later version may make any of them an input;
+ *	a call that fails writes nothing back.
  * @flags: out: the timeout's WT_FIXED_RATE or WT_FIXED_DELAY flag, or 0
  * @state: out: WT_STATE_PENDING or WT_STATE_FIRED (due: QUERY queues what
  *	is due before it answers)
@@ -554,6 +565,13 @@ struct wt_stats {
  * Unknown commands fail with -ENOTTY, unreadable or unwritable arguments
  * with -EFAULT. A call that fails changes nothing, except as WT_IOC_BATCH
  * says for its individual operations.
+ *
+ * Output fields: those of &struct wt_api and &struct wt_query must be
+ * zero on the way in, and may become inputs in a later version. Those of
+ * &struct wt_advance (@now, @expired), &struct wt_lease (@first, @count)
+ * and &struct wt_stats are accepted whatever they hold, as they were from
+ * the first version, and are fixed: they stay outputs. The structs that
+ * take inputs have zeroed reserved fields or flags to grow by instead.
  *
  * WT_IOC_API: the handshake, see &struct wt_api.
  *

@@ -14,16 +14,18 @@
  * poller; what is due is collected by the reap that wants it, and stamped
  * with the clock of that reap (the module stamps what its hrtimer found
  * due with the expiry's reading), or with the reading of the call that
- * found it due already. There is no per-user limit: the memory is the
- * process's own.
+ * found it due already. On CLOCK_REALTIME a reap reads the timerfd
+ * whatever the clock says, a system call more, for a clock stepped back
+ * after the expiry (wtp_consume_expiry()). There is no per-user limit:
+ * the memory is the process's own.
  *
  * The descriptor a caller polls is an epoll descriptor holding two others:
- * the timerfd, armed by the core at the start of the wheel's earliest
- * non-empty slot, and an eventfd that the engine keeps signalled, from the
- * end of each of its calls, while records may be ready at once (some wait,
- * a backlog is owed, or the core found timeouts due already). A wake-up
- * may still find nothing to reap: the timerfd also fires at the start of
- * a slot that only cascades. There is no eventfd for the caller to
+ * the timerfd, armed by the core for the first tick at which a timeout is
+ * due, and an eventfd that the engine keeps signalled, from the end of
+ * each of its calls, while records may be ready at once (some wait, a
+ * backlog is owed, or the core found timeouts due already). A wake-up may
+ * still find nothing to reap, when the timeout the timerfd was armed for
+ * was cancelled or moved since. There is no eventfd for the caller to
  * register: nothing would signal it when a timeout comes due while the
  * program is not in the library, so the engine lacks WT_FEATURE_EVENTFD
  * and callers poll the descriptor.
@@ -79,22 +81,9 @@ struct wtp {
 	struct wt_core core;
 };
 
-static uint64_t wtl_nr_warnings;
 static uint64_t wtp_contexts;
 static pthread_once_t wtp_caches_once = PTHREAD_ONCE_INIT;
 static int wtp_caches_err;
-
-void wtl_warn(const char *file, int line)
-{
-	(void)file;
-	(void)line;
-	__atomic_fetch_add(&wtl_nr_warnings, 1, __ATOMIC_RELAXED);
-}
-
-uint64_t wtl_warnings(void)
-{
-	return __atomic_load_n(&wtl_nr_warnings, __ATOMIC_RELAXED);
-}
 
 static struct wtp *wtp(const struct wheeltimer *wt)
 {
@@ -195,13 +184,22 @@ static void wtp_signal(struct wtp *e)
 	e->signalled = ready;
 }
 
-/* Once the timerfd's time has come, consume its expiry: it is collected. */
+/*
+ * Once the timerfd's time has come, consume its expiry: it is collected.
+ * CLOCK_REALTIME may have stepped back since the timerfd expired, to
+ * before its time: there the timerfd is read whatever the clock says (a
+ * read before its time fails with EAGAIN), or an expiry the clock stepped
+ * back from would keep the descriptor readable with nothing to reap, and
+ * its poller would spin until the clock caught up.
+ */
 static void wtp_consume_expiry(struct wtp *e)
 {
 	const struct wt_core *core = &e->core;
 	uint64_t expirations;
 
-	if (!e->armed || core->armed > core->last_tick ||
+	if (!e->armed || core->armed > core->last_tick)
+		return;
+	if (core->clockid != CLOCK_REALTIME &&
 	    wt_core_clock(core) < core->armed * core->resolution)
 		return;
 	if (read(e->tfd, &expirations, sizeof(expirations)) ==
@@ -243,44 +241,6 @@ static int wtp_advance(struct wheeltimer *wt, struct wt_advance *adv)
 
 	wtp_signal(e);
 	return ret;
-}
-
-/* An add, taken now and placed by wtp_place(); 0 or why it is refused. */
-static int wtp_add(struct wheeltimer *wt, struct wt_op *op)
-{
-	struct wtp *e = wtp(wt);
-	int ret = wt_core_add(&e->core, op, WT_NOW_LATER);
-
-	return ret < 0 ? ret : 0;
-}
-
-static int wtp_cancel(struct wheeltimer *wt, uint64_t handle)
-{
-	int ret = wt_core_cancel(&wtp(wt)->core, handle);
-
-	/* Fewer records, if any: the descriptor is made right at the next read. */
-	return ret == WT_CORE_UNPLACED ? WTL_UNSUBMITTED : ret;
-}
-
-static int wtp_modify_deferred(struct wheeltimer *wt, const struct wt_op *op)
-{
-	return wt_core_modify_unplaced(&wtp(wt)->core, op);
-}
-
-static void wtp_refused(void *arg, u64 id, int err)
-{
-	wtl_placed(arg, id, err);
-}
-
-/* Place the adds taken since the last time, in order: one clock reading. */
-static int wtp_place(struct wheeltimer *wt)
-{
-	struct wtp *e = wtp(wt);
-	unsigned int n = wt->deferred;
-
-	wt_core_place(&e->core, wtp_refused, wt);
-	wtp_signal(e);
-	return n;
 }
 
 static int wtp_lease(struct wheeltimer *wt, uint32_t *first, uint32_t *count)
@@ -475,10 +435,6 @@ const struct wtl_engine wtl_process_engine = {
 	.advance	= wtp_advance,
 	.set_eventfd	= NULL,
 	.lease		= wtp_lease,
-	.add		= wtp_add,
-	.cancel		= wtp_cancel,
-	.modify_deferred = wtp_modify_deferred,
-	.place		= wtp_place,
 	.query		= wtp_query,
 	.now		= wtp_now,
 	.fdinfo		= wtp_fdinfo,

@@ -26,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <linux/wheeltimer.h>
 
@@ -42,11 +43,10 @@
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 #endif
 
-/* States of a handle. */
+/* States of a handle (queue.c). */
 enum wtl_hstate {
 	WTL_H_FREE,		/* on the free list, or an index not leased */
-	WTL_H_QUEUED,		/* its add is in the queue */
-	WTL_H_LIVE,		/* submitted: the engine holds its id */
+	WTL_H_LIVE,		/* added: its add is queued, or the engine holds it */
 	WTL_H_FAILED,		/* its add failed; its EV_ADD record waits */
 	WTL_H_CANCELLING,	/* cancelled with NOTIFY; its EV_CANCEL waits */
 };
@@ -57,8 +57,6 @@ enum wtl_hstate {
 
 /* wtl_handle.link when no operation of the handle is queued. */
 #define WTL_NOQ			UINT32_MAX
-/* What an engine's @cancel says of an add that never reached it. */
-#define WTL_UNSUBMITTED		0x100
 
 /**
  * struct wtl_handle - what the library keeps per handle: 24 bytes
@@ -66,7 +64,9 @@ enum wtl_hstate {
  * @gen: the generation of its index: the high half of the handle, and of
  *	the engine's id
  * @link: while free, the next free index (0 at the end of the list); else
- *	the position of its queued operation, or WTL_NOQ
+ *	the position of its queued operation, which counts only while the
+ *	operation there names the handle (a submit empties the queue), or
+ *	WTL_NOQ
  * @state: an enum wtl_hstate
  * @hflags: WTL_HF_NOTIFY, and its kind: WHEELTIMER_FIXED_RATE,
  *	WHEELTIMER_FIXED_DELAY or neither
@@ -119,21 +119,6 @@ struct wheeltimer;
  * @set_eventfd: WT_IOC_SET_EVENTFD with @fd, or WT_EVENTFD_NONE; NULL
  *	when the engine has no WHEELTIMER_FEATURE_EVENTFD
  * @lease: WT_IOC_LEASE: a block of ids, *@count of them from *@first
- *
- * An engine that applies operations as they are made, rather than from
- * the queue (the in-process engine, whose operations cost no system call),
- * has these too; they are NULL for the kernel engine:
- * @add: take the add @op (WT_LEASED_ID), to be placed by the next @place
- *	(a relative deadline counts from then, as from a submit); returns 0,
- *	or the negative errno it is refused with now
- * @cancel: cancel the timeout @handle now; returns a WT_STATUS_*,
- *	WTL_UNSUBMITTED for an add @place never placed (it is gone), or a
- *	negative errno
- * @modify_deferred: give the add of @op->id that waits for @place the
- *	deadline, slack and WT_ABSTIME of the MODIFY @op
- * @place: place every add taken since the last, in order, calling
- *	wtl_placed() for each it cannot place after all; returns how many
- *	it took
  * @query: WT_IOC_QUERY
  * @now: the context's clock in ns
  * @fdinfo: write the engine's counters as fdinfo lines ("key:\tvalue\n")
@@ -151,10 +136,6 @@ struct wtl_engine {
 	int (*advance)(struct wheeltimer *wt, struct wt_advance *adv);
 	int (*set_eventfd)(struct wheeltimer *wt, uint32_t fd);
 	int (*lease)(struct wheeltimer *wt, uint32_t *first, uint32_t *count);
-	int (*add)(struct wheeltimer *wt, struct wt_op *op);
-	int (*cancel)(struct wheeltimer *wt, uint64_t handle);
-	int (*modify_deferred)(struct wheeltimer *wt, const struct wt_op *op);
-	int (*place)(struct wheeltimer *wt);
 	int (*query)(struct wheeltimer *wt, struct wt_query *q);
 	int (*now)(const struct wheeltimer *wt, uint64_t *now);
 	int (*fdinfo)(const struct wheeltimer *wt, char *buf, size_t size);
@@ -220,7 +201,8 @@ struct wtl_counters {
  * @q_len: operations (and holes) queued
  * @q_cap: room in the queue; reaching it submits
  * @q_holes: holes among them
- * @deferred: adds the engine took and has not placed yet (@add)
+ * @q_notify: an operation with NOTIFY is queued: the submit looks at
+ *	every answer, not only at those of a batch with a failure
  * @lq: records the library made (failed operations, NOTIFY outcomes),
  *	reaped before the engine's, as a ring of @lq_cap (a power of two)
  * @lq_head: the first of them
@@ -255,7 +237,7 @@ struct wheeltimer {
 	uint32_t q_len;
 	uint32_t q_cap;
 	uint32_t q_holes;
-	uint32_t deferred;
+	bool q_notify;
 	struct wheeltimer_event *lq;
 	uint32_t lq_head;
 	uint32_t lq_len;
@@ -272,19 +254,18 @@ int wtl_handle_lease(struct wheeltimer *wt);
 void wtl_handles_destroy(struct wheeltimer *wt);
 
 /*
- * Release the live handle @handle: its index is free, the handle stale.
- * Inline: every cancel and every final record does it.
+ * Release the live handle @handle, whose entry is @h: its index is free,
+ * the handle stale. Inline: every cancel and every final record does it.
  */
-static inline void wtl_handle_release(struct wheeltimer *wt, uint64_t handle)
+static inline void wtl_handle_release(struct wheeltimer *wt,
+				      struct wtl_handle *h, uint64_t handle)
 {
 	struct wtl_handles *hs = &wt->handles;
-	uint32_t idx = (uint32_t)handle;
-	struct wtl_handle *h = &hs->tab[idx - hs->base];
 
 	h->gen++;
 	h->state = WTL_H_FREE;
 	h->link = hs->free;
-	hs->free = idx;
+	hs->free = (uint32_t)handle;
 	hs->nr_live--;
 }
 
@@ -303,52 +284,33 @@ static inline struct wtl_handle *wtl_handle(const struct wheeltimer *wt,
 	return h;
 }
 
-/* The entry of a handle just made by wtl_handle_new(), still free. */
+/* The entry of a handle just taken by wtl_handle_take(). */
 static inline struct wtl_handle *wtl_handle_at(const struct wheeltimer *wt,
 					       uint64_t handle)
 {
 	return &wt->handles.tab[(uint32_t)handle - wt->handles.base];
 }
 
-/**
- * wtl_handle_new() - hand out a handle
- * @wt: the context
- * @handle: set to the handle
- *
- * Leases a block from the engine when no index is free. The handle's
- * fields but @gen are the caller's to set, its state first.
- *
- * Return: 0, or the engine's error (-ENOSPC: the context leased all the
- * ids its max_pending allows) or -ENOMEM.
+/*
+ * Hand out a handle from the free list, which holds one (else
+ * wtl_handle_lease() first). The handle's fields but @gen are the caller's
+ * to set, its state first.
  */
-static inline int wtl_handle_new(struct wheeltimer *wt, uint64_t *handle)
+static inline uint64_t wtl_handle_take(struct wheeltimer *wt)
 {
 	struct wtl_handles *hs = &wt->handles;
-	struct wtl_handle *h;
-	uint32_t idx;
-	int ret;
+	uint32_t idx = hs->free;
+	struct wtl_handle *h = &hs->tab[idx - hs->base];
 
-	if (!hs->free) {
-		ret = wtl_handle_lease(wt);
-		if (ret)
-			return ret;
-	}
-	idx = hs->free;
-	h = &hs->tab[idx - hs->base];
 	hs->free = h->link;
 	hs->nr_live++;
-	*handle = (uint64_t)h->gen << 32 | idx;
-	return 0;
+	return (uint64_t)h->gen << 32 | idx;
 }
 
 /* queue.c */
 int wtl_submit(struct wheeltimer *wt);
 void wtl_queue_compact(struct wheeltimer *wt);
-void wtl_placed(struct wheeltimer *wt, uint64_t handle, int err);
-
-/* reap.c */
 int wtl_lq_reserve(struct wheeltimer *wt, uint32_t n);
-void wtl_lq_push(struct wheeltimer *wt, const struct wheeltimer_event *ev);
 
 /* Room for @n records the library makes: mostly there already. */
 static inline int wtl_lq_room(struct wheeltimer *wt, uint32_t n)
@@ -365,13 +327,25 @@ int wtl_fdinfo_value(const char *text, const char *key, uint64_t *value);
 void wtl_stats_parse(const char *text, struct wheeltimer_stats *st);
 int wtl_read_file(const char *path, char *buf, size_t size);
 
-/* clock reading shared by the engines: the clock in ns, 0 before 1970 */
-uint64_t wtl_clock_ns(int32_t clockid);
-
-/* Test hook: rewrites an engine's handshake answer (tests only). */
-extern int (*wtl_api_hook)(uint32_t engine, struct wt_api *api, int ret);
-
-/* How many WARN_ON_ONCE()s fired in the wheel, in all contexts. */
+/* shim/bug.c: how many WARN_ON_ONCE()s fired in the core, in all contexts */
 uint64_t wtl_warnings(void);
+
+/* The clock @clockid in ns, 0 before 1970: the engines' and wait.c's. */
+static inline uint64_t wtl_clock_ns(int32_t clockid)
+{
+	struct timespec ts;
+
+	if (clock_gettime(clockid, &ts) || ts.tv_sec < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+#ifdef WTL_TEST
+/*
+ * The test build's hook (lib_test's flavours, never the library a
+ * program links): rewrites an engine's handshake answer.
+ */
+extern int (*wtl_api_hook)(uint32_t engine, struct wt_api *api, int ret);
+#endif
 
 #endif /* _WHEELTIMER_LIB_INTERNAL_H */

@@ -77,16 +77,9 @@ static_assert(offsetof(struct wheeltimer_event, handle) ==
 #define WTL_FEATURES_NEEDED	WT_FEATURE_LEASED_IDS
 #define WTL_QUEUE_MAX		(64U * WT_BATCH_MAX)
 
+#ifdef WTL_TEST
 int (*wtl_api_hook)(uint32_t engine, struct wt_api *api, int ret);
-
-uint64_t wtl_clock_ns(int32_t clockid)
-{
-	struct timespec ts;
-
-	if (clock_gettime(clockid, &ts) || ts.tv_sec < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#endif
 
 void wheeltimer_params_init(struct wheeltimer_params *p)
 {
@@ -158,13 +151,15 @@ static uint64_t wtl_needed(const struct wheeltimer_params *p)
 	return needed;
 }
 
-/* The engine's answer, through the test hook if one is set. */
+/* The engine's answer (in the test build, through its hook if set). */
 static int wtl_handshake(struct wheeltimer *wt, struct wt_api *api)
 {
 	int ret = wt->engine->handshake(wt, api);
 
+#ifdef WTL_TEST
 	if (wtl_api_hook)
 		ret = wtl_api_hook(wt->engine->id, api, ret);
+#endif
 	return ret;
 }
 
@@ -356,22 +351,15 @@ uint64_t wheeltimer_features(const struct wheeltimer *wt)
 }
 
 /*
- * A context on a device descriptor the caller opened: the kernel engine on
- * a duplicate of it, with the file's configuration as it is.
+ * A new context of the kernel engine on a duplicate of the caller's
+ * device descriptor @fd, made non-blocking: the library never blocks in
+ * read().
  */
-int wheeltimer_open_fd(int fd, struct wheeltimer **wtp)
+static int wtl_open_dup(int fd, struct wheeltimer **wtp)
 {
-	struct wheeltimer_params p;
-	struct wtl_queue q;
 	struct wheeltimer *wt;
-	struct wt_config cfg;
-	struct wt_api api;
-	uint64_t now;
 	int ret, flags;
 
-	*wtp = NULL;
-	if (fd < 0)
-		return -EBADF;
 	wt = calloc(1, sizeof(*wt));
 	if (!wt)
 		return -ENOMEM;
@@ -389,20 +377,29 @@ int wheeltimer_open_fd(int fd, struct wheeltimer **wtp)
 		free(wt);
 		return ret;
 	}
-	/* The library never blocks in read(): the open file is non-blocking. */
+	*wtp = wt;
 	flags = fcntl(wt->fd, F_GETFL);
 	if (flags < 0 || (!(flags & O_NONBLOCK) &&
-			  fcntl(wt->fd, F_SETFL, flags | O_NONBLOCK))) {
-		ret = -errno;
-		goto fail;
-	}
+			  fcntl(wt->fd, F_SETFL, flags | O_NONBLOCK)))
+		return -errno;
+	return 0;
+}
+
+/* Take in the file's configuration as it is, after a handshake. */
+static int wtl_adopt(struct wheeltimer *wt)
+{
+	struct wheeltimer_params p;
+	struct wt_config cfg;
+	struct wt_api api;
+	uint64_t now;
+	int ret;
 
 	wheeltimer_params_init(&p);
 	ret = wtl_check_api(&api, wtl_handshake(wt, &api), &p);
 	if (!ret)
 		ret = wt->engine->get_config(wt, &cfg);
 	if (ret)
-		goto fail;
+		return ret;
 	wtl_take_api(wt, &api);
 	wtl_take_config(wt, &cfg);
 	p.flags = wt->virtual ? WHEELTIMER_PARAM_VIRTUAL : 0;
@@ -412,16 +409,34 @@ int wheeltimer_open_fd(int fd, struct wheeltimer **wtp)
 		ret = wheeltimer_stat(wt, "now_ns", &now);
 		wt->vnow = now;
 	}
+	return ret;
+}
+
+/*
+ * A context on a device descriptor the caller opened: the kernel engine on
+ * a duplicate of it, with the file's configuration as it is.
+ */
+int wheeltimer_open_fd(int fd, struct wheeltimer **wtp)
+{
+	struct wheeltimer *wt = NULL;
+	struct wtl_queue q;
+	int ret;
+
+	*wtp = NULL;
+	if (fd < 0)
+		return -EBADF;
+	ret = wtl_open_dup(fd, &wt);
+	if (!ret)
+		ret = wtl_adopt(wt);
 	if (!ret)
 		ret = wtl_queue_alloc(&q, WHEELTIMER_QUEUE_DEFAULT);
-	if (ret)
-		goto fail;
+	if (ret) {
+		wheeltimer_close(wt);
+		return ret;
+	}
 	wtl_queue_swap(wt, &q);
 	*wtp = wt;
 	return 0;
-fail:
-	wheeltimer_close(wt);
-	return ret;
 }
 
 void wheeltimer_get_params(const struct wheeltimer *wt,
@@ -438,10 +453,13 @@ void wheeltimer_get_params(const struct wheeltimer *wt,
 	params->features = wt->features;
 }
 
-int wheeltimer_set_params(struct wheeltimer *wt,
-			  struct wheeltimer_params *params)
+/*
+ * Whether @params may be applied to @wt: its own engine, no timeout held
+ * or queued, and what the engine's handshake said, judged for them.
+ */
+static int wtl_params_allowed(struct wheeltimer *wt,
+			      struct wheeltimer_params *params)
 {
-	struct wt_config cfg;
 	struct wt_api api = {
 		.api = WT_API_VERSION,
 		.features = wt->features,
@@ -449,9 +467,6 @@ int wheeltimer_set_params(struct wheeltimer *wt,
 		.event_size = sizeof(struct wt_event),
 		.batch_max = wt->batch_max,
 	};
-	struct wtl_queue q = { 0 };
-	uint32_t depth;
-	bool resize;
 	int ret;
 
 	params->missing = 0;
@@ -463,10 +478,21 @@ int wheeltimer_set_params(struct wheeltimer *wt,
 		return -EINVAL;
 	if (wt->q_holes)
 		wtl_queue_compact(wt);
-	if (wt->handles.nr_live || wt->q_len || wt->deferred || wt->rq_len > wt->rq_head)
+	if (wt->handles.nr_live || wt->q_len || wt->rq_len > wt->rq_head)
 		return -EBUSY;
-	/* What the engine's handshake said, judged for these parameters. */
-	ret = wtl_check_api(&api, 0, params);
+	return wtl_check_api(&api, 0, params);
+}
+
+int wheeltimer_set_params(struct wheeltimer *wt,
+			  struct wheeltimer_params *params)
+{
+	struct wtl_queue q = { 0 };
+	struct wt_config cfg;
+	uint32_t depth;
+	bool resize;
+	int ret;
+
+	ret = wtl_params_allowed(wt, params);
 	if (ret)
 		return ret;
 	depth = params->queue_depth ? params->queue_depth :

@@ -1,16 +1,27 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * queue.c - preparing and submitting: handles, the queue of operations,
- * and what becomes of each operation once the engine has answered
+ * queue.c - preparing and submitting: the queue of operations, what
+ * becomes of each once the engine has answered, and the ring of the
+ * records the library makes itself
  *
  * wheeltimer_add() takes a handle, an id leased from the engine
  * (handles.c), and queues a WT_OP_ADD that gives the timeout that id
  * (WT_LEASED_ID) and the caller's cookie: every operation and every record
- * names the handle itself. Nothing is sent until wheeltimer_submit(),
- * which the library also calls by itself when the queue is full.
+ * names the handle itself. Nothing reaches the engine until
+ * wheeltimer_submit(), which the library also calls by itself when the
+ * queue is full. Both engines take the queue the same way, in batches of
+ * struct wt_op: the kernel's in WT_IOC_BATCH, the in-process engine's in
+ * the module's own wt_core_apply().
  *
- * A handle has at most one operation in the queue, so a second operation
- * on it is folded into the first, without a system call:
+ * The state machine. A handle is LIVE from its add until it is released
+ * (a final record reaped, or a cancel without NOTIFY), FAILED once its add
+ * has failed (its EV_ADD record waits), CANCELLING after a cancel with
+ * NOTIFY (its EV_CANCEL record waits), or FREE. A LIVE handle has at most
+ * one operation in the queue: @link is its position, which counts only
+ * while the operation there still names the handle (wtl_queued()), so
+ * that a submit, which empties the queue, needs no pass over the handles.
+ * A second operation on a handle is folded into the first, without a
+ * system call:
  *
  *	queued	then		becomes
  *	ADD	modify		the ADD, with the new deadline and slack
@@ -22,48 +33,73 @@
  * other operations is kept, so that a cancel that frees room in the
  * engine goes before the adds queued after it.
  *
- * The in-process engine, where an operation costs no system call, keeps
- * the same rules more cheaply (its @add, @cancel, @modify_deferred and
- * @place): it takes each add at once, counted against max_pending, and
- * places it (its relative deadline counting from then) at the next
- * submit, in order; a cancel is applied at once, and a cancel of an add
- * not placed yet undoes it, as a hole would; a modify of such an add
- * changes it, as a folded one. Modifies of placed timeouts, cancels folded
- * into them, and whatever comes while one is queued, go through the
- * queue, so that operations keep their order. The two engines give the
- * same answers, on a virtual clock the same records; on a real one, a
- * cancel finds the timeout pending or fired by the clock of the engine's
- * last reading rather than of the submit, and an add refused at once
- * (the context is full) says so before an earlier add that the submit
- * finds past the last tick.
- *
- * After a submit, each operation's answer lands on its handle: an add's
- * engine id, or its failure as a record with WHEELTIMER_EV_ADD (the handle
+ * Answers. An operation that succeeds without NOTIFY needs no answer: the
+ * engine holds its handle's id, as the handle says. So the answers are
+ * looked at only when a batch had a failure or the queue held a NOTIFY:
+ * an add's failure becomes a record with WHEELTIMER_EV_ADD (the handle
  * lives until that record is reaped); a modify's failure, or its outcome
- * if NOTIFY was asked, as a record with WHEELTIMER_EV_MODIFY; a cancel's
- * outcome, with NOTIFY, as a record with WHEELTIMER_EV_CANCEL. Without
- * NOTIFY a cancelled handle is released at once: its index may be handed
- * out again, with a new generation, to an add queued after the CANCEL,
- * which reaches the engine first.
+ * if NOTIFY was asked, a record with WHEELTIMER_EV_MODIFY; a cancel's
+ * outcome, with NOTIFY, a record with WHEELTIMER_EV_CANCEL. Without NOTIFY
+ * a cancelled handle is released at once: its index may be handed out
+ * again, with a new generation, to an add queued after the CANCEL, which
+ * reaches the engine first.
+ *
+ * The records the library makes wait in a ring (@lq), reaped before the
+ * engine's (reap.c). Room for one per queued operation is made before a
+ * submit, and before a NOTIFY is queued, so that no answer is lost.
  */
 #include <assert.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
 static_assert(!(WTL_HF_NOTIFY & WTL_HF_KIND), "handle flags apart");
 
-/* A handle that may still be acted on: queued or live. */
-static struct wtl_handle *wtl_handle_active(const struct wheeltimer *wt,
-					    uint64_t handle)
-{
-	struct wtl_handle *h = wtl_handle(wt, handle);
+/* ------------------------------------------------- the ring of records */
 
-	if (!h || (h->state != WTL_H_QUEUED && h->state != WTL_H_LIVE))
-		return NULL;
-	return h;
+int wtl_lq_reserve(struct wheeltimer *wt, uint32_t n)
+{
+	struct wheeltimer_event *lq;
+	uint32_t cap = wt->lq_cap ? wt->lq_cap : 16, i;
+
+	if (wt->lq_cap - wt->lq_len >= n)
+		return 0;
+	while (cap - wt->lq_len < n) {
+		if (cap > UINT32_MAX / 2)
+			return -ENOMEM;
+		cap *= 2;
+	}
+	lq = malloc((size_t)cap * sizeof(*lq));
+	if (!lq)
+		return -ENOMEM;
+	/* Unwrap the ring into the new array. */
+	for (i = 0; i < wt->lq_len; i++)
+		lq[i] = wt->lq[(wt->lq_head + i) & (wt->lq_cap - 1)];
+	free(wt->lq);
+	wt->lq = lq;
+	wt->lq_cap = cap;
+	wt->lq_head = 0;
+	return 0;
 }
+
+/* Push a record the library makes for @handle, in room reserved before. */
+static void wtl_notify(struct wheeltimer *wt, uint64_t handle,
+		       const struct wtl_handle *h, uint32_t flags, int res)
+{
+	struct wheeltimer_event *ev;
+
+	ev = &wt->lq[(wt->lq_head + wt->lq_len) & (wt->lq_cap - 1)];
+	memset(ev, 0, sizeof(*ev));
+	ev->handle = handle;
+	ev->cookie = h->cookie;
+	ev->flags = flags;
+	ev->res = res;
+	wt->lq_len++;
+}
+
+/* ----------------------------------------------------------- the queue */
 
 /* Squeeze the holes out of the queue, keeping the order. */
 void wtl_queue_compact(struct wheeltimer *wt)
@@ -91,145 +127,62 @@ void wtl_queue_compact(struct wheeltimer *wt)
  * has holes, and submitted only if it is full of operations, so that
  * every batch call carries a full queue.
  */
-static int wtl_queue_slot(struct wheeltimer *wt, uint32_t *qidx)
+static inline int wtl_queue_slot(struct wheeltimer *wt, uint32_t *qidx)
 {
 	int ret;
 
-	if (wt->q_len == wt->q_cap && wt->q_holes)
-		wtl_queue_compact(wt);
-	if (wt->q_len == wt->q_cap) {
-		ret = wtl_submit(wt);
-		if (ret < 0)
-			return ret;
-		wt->cnt.auto_submits++;
+	if (__builtin_expect(wt->q_len == wt->q_cap, 0)) {
+		if (wt->q_holes) {
+			wtl_queue_compact(wt);
+		} else {
+			ret = wtl_submit(wt);
+			if (ret < 0)
+				return ret;
+			wt->cnt.auto_submits++;
+		}
 	}
 	*qidx = wt->q_len++;
 	return 0;
 }
 
-/* Push a record the library makes for @handle, in room reserved before. */
-static void wtl_notify(struct wheeltimer *wt, uint64_t handle,
-		       const struct wtl_handle *h, uint32_t flags, int res)
+/* The operation of the handle @handle (@h) still in the queue, or NULL. */
+static inline struct wt_op *wtl_queued(const struct wheeltimer *wt,
+				       const struct wtl_handle *h,
+				       uint64_t handle)
 {
-	struct wheeltimer_event ev = {
-		.handle = handle,
-		.cookie = h->cookie,
-		.flags = flags,
-		.res = res,
-	};
+	struct wt_op *op;
 
-	wtl_lq_push(wt, &ev);
+	if (h->link >= wt->q_len)
+		return NULL;
+	op = &wt->q_ops[h->link];
+	return op->id == handle ? op : NULL;
 }
 
-static void wtl_answer(struct wheeltimer *wt, const struct wt_op *op);
-static void wtl_refused(struct wheeltimer *wt, uint64_t handle,
-			struct wtl_handle *h, int err);
-
-/*
- * An add the engine takes at once and places at the next submit. Room for
- * the record of an add refused now is reserved first; the number of adds
- * waiting is bounded by the queue's depth, as queued ones are.
- */
-static int wtl_add_deferred(struct wheeltimer *wt, uint64_t deadline,
-			    uint64_t period, uint64_t slack, uint32_t flags,
-			    uint64_t cookie, uint64_t *handle)
+/* Take the queued @op out, leaving a hole that names no handle. */
+static void wtl_queue_hole(struct wheeltimer *wt, struct wt_op *op)
 {
-	struct wt_op op = {
-		.op = WT_OP_ADD,
-		.flags = flags | WT_LEASED_ID,
-		.deadline = deadline,
-		.period = period,
-		.slack = slack,
-		.cookie = cookie,
-	};
-	struct wtl_handle *h;
-	uint64_t id;
-	int ret;
+	op->op = 0;
+	op->id = 0;
+	wt->q_holes++;
+}
 
-	if (wt->deferred >= wt->q_cap) {
-		ret = wtl_submit(wt);
-		if (ret < 0)
-			return ret;
-		wt->cnt.auto_submits++;
-	}
-	if (wtl_lq_room(wt, 1))
-		return -ENOMEM;
-	ret = wtl_handle_new(wt, &id);
-	if (ret)
-		return ret;
-	op.id = id;
-	h = wtl_handle_at(wt, id);
+/* ---------------------------------------------------------- operations */
+
+/* Queue the add of a new handle, for which there is room. */
+static inline void wtl_add_queue(struct wheeltimer *wt, uint64_t deadline,
+				 uint64_t period, uint64_t slack, uint32_t flags,
+				 uint64_t cookie, uint64_t *handle)
+{
+	uint32_t qidx = wt->q_len++;
+	uint64_t id = wtl_handle_take(wt);
+	struct wtl_handle *h = wtl_handle_at(wt, id);
+	struct wt_op *op = &wt->q_ops[qidx];
+
 	h->cookie = cookie;
-	h->link = WTL_NOQ;
+	h->link = qidx;
 	h->state = WTL_H_LIVE;
 	h->hflags = flags & WTL_HF_KIND;
 	h->error = 0;
-	ret = wt->engine->add(wt, &op);
-	if (ret)
-		wtl_refused(wt, id, h, ret);
-	else
-		wt->deferred++;
-	*handle = id;
-	return 0;
-}
-
-/*
- * The engine refused the add of @handle: it fails, and says so in a
- * record, in room reserved before.
- */
-static void wtl_refused(struct wheeltimer *wt, uint64_t handle,
-			struct wtl_handle *h, int err)
-{
-	h->error = err;
-	h->state = WTL_H_FAILED;
-	wtl_notify(wt, handle, h, WHEELTIMER_EV_ADD | WHEELTIMER_EV_FINAL,
-		   err);
-}
-
-/* The engine could not place the add of @handle after all. */
-void wtl_placed(struct wheeltimer *wt, uint64_t handle, int err)
-{
-	struct wtl_handle *h = wtl_handle(wt, handle);
-
-	if (h)
-		wtl_refused(wt, handle, h, err);
-}
-
-static int wtl_add(struct wheeltimer *wt, uint64_t deadline, uint64_t period,
-		   uint64_t slack, uint32_t flags, uint64_t cookie,
-		   uint64_t *handle)
-{
-	struct wtl_handle *h;
-	struct wt_op *op;
-	uint32_t qidx;
-	uint64_t id;
-	int ret;
-
-	if (slack > WTL_TIME_MAX)
-		return -EINVAL;
-	if (deadline > WTL_TIME_MAX)
-		return -ERANGE;
-	if (slack && !(wt->features & WT_FEATURE_SLACK))
-		return -WHEELTIMER_EFEATURE;
-	if (wt->engine->add && !wt->q_len)
-		return wtl_add_deferred(wt, deadline, period, slack, flags,
-					cookie, handle);
-	ret = wtl_queue_slot(wt, &qidx);
-	if (ret)
-		return ret;
-	ret = wtl_handle_new(wt, &id);
-	if (ret) {
-		wt->q_len--;
-		return ret;
-	}
-	h = wtl_handle_at(wt, id);
-	h->cookie = cookie;
-	h->link = qidx;
-	h->state = WTL_H_QUEUED;
-	h->hflags = flags & WTL_HF_KIND;
-	h->error = 0;
-
-	op = &wt->q_ops[qidx];
 	op->op = WT_OP_ADD;
 	op->reserved = 0;
 	op->flags = flags | WT_LEASED_ID;
@@ -238,18 +191,77 @@ static int wtl_add(struct wheeltimer *wt, uint64_t deadline, uint64_t period,
 	op->period = period;
 	op->slack = slack;
 	op->cookie = cookie;
-	op->status = 0;
-	op->error = 0;
 	*handle = id;
+}
+
+/* Whether the deadline and slack of an add may be queued as they are. */
+static inline int wtl_add_check(const struct wheeltimer *wt,
+				uint64_t deadline, uint64_t slack)
+{
+	if (slack > WTL_TIME_MAX)
+		return -EINVAL;
+	if (deadline > WTL_TIME_MAX)
+		return -ERANGE;
+	if (slack && !(wt->features & WT_FEATURE_SLACK))
+		return -WHEELTIMER_EFEATURE;
 	return 0;
 }
 
+/*
+ * Room for an add: a place in the queue (wtl_queue_slot()), then a free
+ * handle, leasing a block from the engine when none is left.
+ */
+static int wtl_add_room(struct wheeltimer *wt)
+{
+	uint32_t qidx;
+	int ret;
+
+	if (wt->q_len == wt->q_cap) {
+		ret = wtl_queue_slot(wt, &qidx);
+		if (ret)
+			return ret;
+		wt->q_len--;
+	}
+	return wt->handles.free ? 0 : wtl_handle_lease(wt);
+}
+
+static int wtl_add(struct wheeltimer *wt, uint64_t deadline, uint64_t period,
+		   uint64_t slack, uint32_t flags, uint64_t cookie,
+		   uint64_t *handle)
+{
+	int ret = wtl_add_check(wt, deadline, slack);
+
+	if (!ret)
+		ret = wtl_add_room(wt);
+	if (!ret)
+		wtl_add_queue(wt, deadline, period, slack, flags, cookie,
+			      handle);
+	return ret;
+}
+
+/* wtl_add() of a one-shot timeout, out of line (see wheeltimer_add()). */
+static __attribute__((noinline)) int
+wtl_add_oneshot(struct wheeltimer *wt, uint64_t deadline, uint64_t slack,
+		uint32_t flags, uint64_t cookie, uint64_t *handle)
+{
+	return wtl_add(wt, deadline, 0, slack, flags, cookie, handle);
+}
+
+/*
+ * The common add, room there already, needs no call: then no register is
+ * saved either. Every other goes to wtl_add(), which makes room.
+ */
 int wheeltimer_add(struct wheeltimer *wt, uint64_t deadline, uint64_t slack,
 		   uint32_t flags, uint64_t cookie, uint64_t *handle)
 {
 	if (flags & ~WHEELTIMER_ABSTIME)
 		return -EINVAL;
-	return wtl_add(wt, deadline, 0, slack, flags, cookie, handle);
+	if (__builtin_expect(slack || deadline > WTL_TIME_MAX ||
+			     wt->q_len == wt->q_cap || !wt->handles.free, 0))
+		return wtl_add_oneshot(wt, deadline, slack, flags, cookie,
+				       handle);
+	wtl_add_queue(wt, deadline, 0, 0, flags, cookie, handle);
+	return 0;
 }
 
 int wheeltimer_add_periodic(struct wheeltimer *wt, uint64_t deadline,
@@ -268,6 +280,31 @@ int wheeltimer_add_periodic(struct wheeltimer *wt, uint64_t deadline,
 	return wtl_add(wt, deadline, period, slack, flags, cookie, handle);
 }
 
+/*
+ * Fold a modify into the queued ADD or MODIFY @op of @handle; a NOTIFY is
+ * answered at once for an add (the engine has not seen the timeout), by
+ * the MODIFY's answer otherwise.
+ */
+static void wtl_modify_queued(struct wheeltimer *wt, uint64_t handle,
+			      struct wtl_handle *h, struct wt_op *op,
+			      uint64_t deadline, uint64_t slack, uint32_t flags)
+{
+	op->flags = (op->flags & ~(uint64_t)WT_ABSTIME) |
+		    (flags & WHEELTIMER_ABSTIME);
+	op->deadline = deadline;
+	op->slack = slack;
+	wt->cnt.queue_resolved++;
+	if (!(flags & WHEELTIMER_NOTIFY))
+		return;
+	if (op->op == WT_OP_MODIFY) {
+		h->hflags |= WTL_HF_NOTIFY;
+		wt->q_notify = true;
+		return;
+	}
+	wtl_notify(wt, handle, h,
+		   WHEELTIMER_EV_MODIFY | WHEELTIMER_EV_UNSUBMITTED, 0);
+}
+
 int wheeltimer_modify(struct wheeltimer *wt, uint64_t handle,
 		      uint64_t deadline, uint64_t slack, uint32_t flags)
 {
@@ -283,47 +320,14 @@ int wheeltimer_modify(struct wheeltimer *wt, uint64_t handle,
 		return -ERANGE;
 	if (slack && !(wt->features & WT_FEATURE_SLACK))
 		return -WHEELTIMER_EFEATURE;
-	h = wtl_handle_active(wt, handle);
-	if (!h)
+	h = wtl_handle(wt, handle);
+	if (!h || h->state != WTL_H_LIVE)
 		return -ENOENT;
-	if (flags & WHEELTIMER_NOTIFY && wtl_lq_reserve(wt, 1))
+	if (flags & WHEELTIMER_NOTIFY && wtl_lq_room(wt, 1))
 		return -ENOMEM;
-
-	if (h->link == WTL_NOQ && wt->engine->modify_deferred) {
-		/* Folded into the add the engine has not placed yet, if so. */
-		struct wt_op mod = {
-			.op = WT_OP_MODIFY,
-			.flags = flags & WHEELTIMER_ABSTIME,
-			.id = handle,
-			.deadline = deadline,
-			.slack = slack,
-		};
-
-		if (!wt->engine->modify_deferred(wt, &mod)) {
-			wt->cnt.queue_resolved++;
-			if (flags & WHEELTIMER_NOTIFY)
-				wtl_notify(wt, handle, h, WHEELTIMER_EV_MODIFY |
-					   WHEELTIMER_EV_UNSUBMITTED, 0);
-			return 0;
-		}
-	}
-
-	if (h->link != WTL_NOQ) {
-		/* Folded into the queued ADD or MODIFY. */
-		op = &wt->q_ops[h->link];
-		op->flags = (op->flags & ~(uint64_t)WT_ABSTIME) |
-			    (flags & WHEELTIMER_ABSTIME);
-		op->deadline = deadline;
-		op->slack = slack;
-		wt->cnt.queue_resolved++;
-		if (!(flags & WHEELTIMER_NOTIFY))
-			return 0;
-		if (op->op == WT_OP_MODIFY) {
-			h->hflags |= WTL_HF_NOTIFY;
-			return 0;
-		}
-		wtl_notify(wt, handle, h,
-			   WHEELTIMER_EV_MODIFY | WHEELTIMER_EV_UNSUBMITTED, 0);
+	op = wtl_queued(wt, h, handle);
+	if (op) {
+		wtl_modify_queued(wt, handle, h, op, deadline, slack, flags);
 		return 0;
 	}
 
@@ -339,56 +343,55 @@ int wheeltimer_modify(struct wheeltimer *wt, uint64_t handle,
 	op->slack = slack;
 	h->link = qidx;
 	h->hflags &= ~WTL_HF_NOTIFY;
-	if (flags & WHEELTIMER_NOTIFY)
+	if (flags & WHEELTIMER_NOTIFY) {
 		h->hflags |= WTL_HF_NOTIFY;
+		wt->q_notify = true;
+	}
 	return 0;
 }
 
 /*
- * A cancel the engine applies at once (the in-process engine): its outcome
- * is known now, and becomes what a queued one's answer would.
+ * A cancel the engine never hears of: the handle's add failed, or is
+ * still queued (@op, which becomes a hole). @res and @flags are its
+ * NOTIFY record's.
  */
-static int wtl_cancel_now(struct wheeltimer *wt, uint64_t handle,
-			  struct wtl_handle *h, bool notify)
+static int wtl_cancel_unsent(struct wheeltimer *wt, uint64_t handle,
+			     struct wtl_handle *h, uint32_t flags, int res)
 {
-	int status = wt->engine->cancel(wt, handle);
-	struct wt_op op;
-
-	if (status == WTL_UNSUBMITTED) {
-		wt->deferred--;
-		wt->cnt.queue_resolved++;
-		if (!notify) {
-			wtl_handle_release(wt, handle);
-			return 0;
-		}
-		h->link = WTL_NOQ;
-		h->state = WTL_H_CANCELLING;
-		wtl_notify(wt, handle, h, WHEELTIMER_EV_CANCEL |
-			   WHEELTIMER_EV_UNSUBMITTED | WHEELTIMER_EV_FINAL, 0);
+	h->link = WTL_NOQ;
+	if (!(flags & WHEELTIMER_NOTIFY)) {
+		wtl_handle_release(wt, h, handle);
 		return 0;
 	}
-	wt->cnt.submitted++;
-	if (!notify) {
-		wtl_handle_release(wt, handle);
-		return 0;
-	}
-	memset(&op, 0, sizeof(op));
-	op.op = WT_OP_CANCEL;
-	op.id = handle;
-	if (status < 0)
-		op.error = -status;
-	else
-		op.status = status;
-	/* An answer is taken by a handle with an operation pending. */
-	h->link = 0;
 	h->state = WTL_H_CANCELLING;
-	wtl_answer(wt, &op);
+	wtl_notify(wt, handle, h, WHEELTIMER_EV_CANCEL | WHEELTIMER_EV_FINAL |
+		   (res ? 0 : WHEELTIMER_EV_UNSUBMITTED), res);
 	return 0;
 }
 
-int wheeltimer_cancel(struct wheeltimer *wt, uint64_t handle, uint32_t flags)
+/*
+ * The CANCEL of @handle (@h) goes in the queue at @op, its place; without
+ * NOTIFY the handle is released now.
+ */
+static inline void wtl_cancel_queue(struct wheeltimer *wt, uint64_t handle,
+				    struct wtl_handle *h, struct wt_op *op,
+				    uint32_t flags)
 {
-	bool notify = flags & WHEELTIMER_NOTIFY;
+	memset(op, 0, sizeof(*op));
+	op->op = WT_OP_CANCEL;
+	op->id = handle;
+	if (!(flags & WHEELTIMER_NOTIFY)) {
+		wtl_handle_release(wt, h, handle);
+		return;
+	}
+	h->state = WTL_H_CANCELLING;
+	h->hflags |= WTL_HF_NOTIFY;
+	wt->q_notify = true;
+}
+
+static __attribute__((noinline)) int
+wtl_cancel(struct wheeltimer *wt, uint64_t handle, uint32_t flags)
+{
 	struct wtl_handle *h;
 	struct wt_op *op;
 	uint32_t qidx;
@@ -399,60 +402,43 @@ int wheeltimer_cancel(struct wheeltimer *wt, uint64_t handle, uint32_t flags)
 	h = wtl_handle(wt, handle);
 	if (!h || h->state == WTL_H_CANCELLING)
 		return -ENOENT;
-	if (notify && wtl_lq_reserve(wt, 1))
+	if (flags & WHEELTIMER_NOTIFY && wtl_lq_room(wt, 1))
 		return -ENOMEM;
-
-	if (h->state == WTL_H_FAILED) {
-		/* Nothing is armed; its EV_ADD record is dropped unreaped. */
-		if (!notify) {
-			wtl_handle_release(wt, handle);
-			return 0;
-		}
-		h->state = WTL_H_CANCELLING;
-		wtl_notify(wt, handle, h, WHEELTIMER_EV_CANCEL | WHEELTIMER_EV_FINAL,
-			   h->error);
-		return 0;
-	}
-
-	if (h->link == WTL_NOQ && wt->engine->cancel && !wt->q_len)
-		return wtl_cancel_now(wt, handle, h, notify);
-
-	if (h->link != WTL_NOQ && wt->q_ops[h->link].op == WT_OP_ADD) {
-		/* The engine never hears of it. */
-		wt->q_ops[h->link].op = 0;
-		wt->q_holes++;
+	/* A failed add: nothing is armed; its EV_ADD record is dropped. */
+	if (h->state == WTL_H_FAILED)
+		return wtl_cancel_unsent(wt, handle, h, flags, h->error);
+	op = wtl_queued(wt, h, handle);
+	if (op) {
 		wt->cnt.queue_resolved++;
-		h->link = WTL_NOQ;
-		if (!notify) {
-			wtl_handle_release(wt, handle);
-			return 0;
+		if (op->op == WT_OP_ADD) {
+			wtl_queue_hole(wt, op);
+			return wtl_cancel_unsent(wt, handle, h, flags, 0);
 		}
-		h->state = WTL_H_CANCELLING;
-		wtl_notify(wt, handle, h, WHEELTIMER_EV_CANCEL |
-			   WHEELTIMER_EV_UNSUBMITTED | WHEELTIMER_EV_FINAL, 0);
-		return 0;
-	}
-
-	if (h->link != WTL_NOQ) {
 		/* The queued MODIFY becomes the CANCEL. */
-		qidx = h->link;
-		wt->cnt.queue_resolved++;
 	} else {
 		ret = wtl_queue_slot(wt, &qidx);
 		if (ret)
 			return ret;
+		op = &wt->q_ops[qidx];
+		h->link = qidx;
 	}
-	op = &wt->q_ops[qidx];
-	memset(op, 0, sizeof(*op));
-	op->op = WT_OP_CANCEL;
-	op->id = handle;
-	if (!notify) {
-		wtl_handle_release(wt, handle);
-		return 0;
-	}
-	h->link = qidx;
-	h->state = WTL_H_CANCELLING;
-	h->hflags |= WTL_HF_NOTIFY;
+	wtl_cancel_queue(wt, handle, h, op, flags);
+	return 0;
+}
+
+/*
+ * The common cancel, of a live timeout with nothing queued, without
+ * NOTIFY, the queue not full, needs no call; every other is wtl_cancel()'s.
+ */
+int wheeltimer_cancel(struct wheeltimer *wt, uint64_t handle, uint32_t flags)
+{
+	struct wtl_handle *h = wtl_handle(wt, handle);
+
+	if (__builtin_expect(flags || !h || h->state != WTL_H_LIVE ||
+			     wtl_queued(wt, h, handle) ||
+			     wt->q_len == wt->q_cap, 0))
+		return wtl_cancel(wt, handle, flags);
+	wtl_cancel_queue(wt, handle, h, &wt->q_ops[wt->q_len++], flags);
 	return 0;
 }
 
@@ -465,10 +451,17 @@ int wheeltimer_error(const struct wheeltimer *wt, uint64_t handle)
 
 unsigned int wheeltimer_queued(const struct wheeltimer *wt)
 {
-	return wt->q_len - wt->q_holes + wt->deferred;
+	return wt->q_len - wt->q_holes;
 }
 
-static void wtl_answer(struct wheeltimer *wt, const struct wt_op *op)
+/* --------------------------------------------------------- the answers */
+
+/*
+ * What becomes of the submitted @op, at position @pos, once answered:
+ * anything only if it failed or its handle waits for its outcome.
+ */
+static void wtl_answer(struct wheeltimer *wt, const struct wt_op *op,
+		       uint32_t pos)
 {
 	uint64_t handle = op->id;
 	struct wtl_handle *h = wtl_handle(wt, handle);
@@ -476,35 +469,48 @@ static void wtl_answer(struct wheeltimer *wt, const struct wt_op *op)
 	uint32_t flags;
 
 	/* A CANCEL without NOTIFY: its handle was released when queued. */
-	if (!h || h->link == WTL_NOQ)
+	if (!h || h->link != pos)
 		return;
-	h->link = WTL_NOQ;
-	if (res)
-		h->error = res;
-
-	switch (op->op) {
-	case WT_OP_ADD:
-		if (!res) {
-			h->state = WTL_H_LIVE;
+	if (op->op == WT_OP_ADD) {
+		if (!res)
 			return;
-		}
+		h->link = WTL_NOQ;
+		h->error = res;
 		h->state = WTL_H_FAILED;
 		wtl_notify(wt, handle, h, WHEELTIMER_EV_ADD | WHEELTIMER_EV_FINAL,
 			   res);
 		return;
-	case WT_OP_MODIFY:
-		if (!res && !(h->hflags & WTL_HF_NOTIFY))
-			return;
-		flags = WHEELTIMER_EV_MODIFY;
-		break;
-	default:
-		flags = WHEELTIMER_EV_CANCEL | WHEELTIMER_EV_FINAL;
-		break;
 	}
+	if (!res && !(h->hflags & WTL_HF_NOTIFY))
+		return;
+	h->link = WTL_NOQ;
+	if (res)
+		h->error = res;
+	flags = op->op == WT_OP_MODIFY ? WHEELTIMER_EV_MODIFY :
+		WHEELTIMER_EV_CANCEL | WHEELTIMER_EV_FINAL;
 	h->hflags &= ~WTL_HF_NOTIFY;
 	if (op->status == WT_STATUS_WITHDRAWN)
 		flags |= WHEELTIMER_EV_WITHDRAWN;
 	wtl_notify(wt, handle, h, flags, res);
+}
+
+/*
+ * A batch call failed as a whole at @sent: keep what was not applied, at
+ * the head of the queue, and return the call's @err.
+ */
+static int wtl_queue_keep(struct wheeltimer *wt, uint32_t sent, int err)
+{
+	uint32_t j, n = wt->q_len - sent;
+	struct wtl_handle *h;
+
+	memmove(wt->q_ops, &wt->q_ops[sent], n * sizeof(*wt->q_ops));
+	for (j = 0; j < n; j++) {
+		h = wtl_handle(wt, wt->q_ops[j].id);
+		if (h && h->link == sent + j)
+			h->link = j;
+	}
+	wt->q_len = n;
+	return err;
 }
 
 /**
@@ -512,58 +518,39 @@ static void wtl_answer(struct wheeltimer *wt, const struct wt_op *op)
  * @wt: the context
  *
  * In batches of at most @wt->batch_max. Room for the records the answers
- * may make (one per operation) is reserved first, so that no answer is
- * lost. If a batch call fails as a whole (nothing in it was applied), the
- * rest of the queue stays queued, at its start, and the call's error is
+ * may make (one per operation) is made first, so that no answer is lost.
+ * If a batch call fails as a whole (nothing in it was applied), the rest
+ * of the queue stays queued, at its start, and the call's error is
  * returned.
  *
  * Return: the operations sent, or a negative errno.
  */
 int wtl_submit(struct wheeltimer *wt)
 {
-	struct wtl_handle *h;
 	uint32_t i, j, n;
-	int ret = 0, placed = 0;
+	int ret;
 
 	if (wt->q_holes)
 		wtl_queue_compact(wt);
-	if (!wt->q_len && !wt->deferred)
-		return 0;
-	if (wtl_lq_reserve(wt, wt->q_len + wt->deferred))
-		return -ENOMEM;
-	if (wt->deferred) {
-		placed = wt->engine->place(wt);
-		wt->cnt.submits++;
-		wt->cnt.submitted += placed;
-		wt->deferred = 0;
-	}
 	if (!wt->q_len)
-		return placed;
+		return 0;
+	if (wtl_lq_room(wt, wt->q_len))
+		return -ENOMEM;
 	for (i = 0; i < wt->q_len; i += n) {
 		n = wt->q_len - i < wt->batch_max ? wt->q_len - i : wt->batch_max;
 		ret = wt->engine->batch(wt, &wt->q_ops[i], n);
 		if (ret < 0)
-			break;
+			return wtl_queue_keep(wt, i, ret);
 		wt->cnt.submits++;
 		wt->cnt.submitted += n;
+		if ((unsigned int)ret == n && !wt->q_notify)
+			continue;
 		for (j = i; j < i + n; j++)
-			wtl_answer(wt, &wt->q_ops[j]);
+			wtl_answer(wt, &wt->q_ops[j], j);
 	}
-	if (ret >= 0) {
-		wt->q_len = 0;
-		return placed + i;
-	}
-
-	/* Keep what was not applied, at the head of the queue. */
-	n = wt->q_len - i;
-	memmove(wt->q_ops, &wt->q_ops[i], n * sizeof(*wt->q_ops));
-	for (j = 0; j < n; j++) {
-		h = wtl_handle(wt, wt->q_ops[j].id);
-		if (h && h->link == i + j)
-			h->link = j;
-	}
-	wt->q_len = n;
-	return ret;
+	wt->q_len = 0;
+	wt->q_notify = false;
+	return i;
 }
 
 int wheeltimer_submit(struct wheeltimer *wt)
@@ -588,7 +575,7 @@ int wheeltimer_query(struct wheeltimer *wt, uint64_t handle,
 		info->error = h->error;
 		return 0;
 	}
-	if (h->link != WTL_NOQ || wt->deferred) {
+	if (wtl_queued(wt, h, handle)) {
 		ret = wtl_submit(wt);
 		if (ret < 0)
 			return ret;

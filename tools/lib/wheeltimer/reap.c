@@ -29,37 +29,6 @@
 /* Engine records read per read call. */
 #define WTL_READ_CHUNK		256U
 
-int wtl_lq_reserve(struct wheeltimer *wt, uint32_t n)
-{
-	struct wheeltimer_event *lq;
-	uint32_t cap = wt->lq_cap ? wt->lq_cap : 16, i;
-
-	if (wt->lq_cap - wt->lq_len >= n)
-		return 0;
-	while (cap - wt->lq_len < n) {
-		if (cap > UINT32_MAX / 2)
-			return -ENOMEM;
-		cap *= 2;
-	}
-	lq = malloc((size_t)cap * sizeof(*lq));
-	if (!lq)
-		return -ENOMEM;
-	/* Unwrap the ring into the new array. */
-	for (i = 0; i < wt->lq_len; i++)
-		lq[i] = wt->lq[(wt->lq_head + i) & (wt->lq_cap - 1)];
-	free(wt->lq);
-	wt->lq = lq;
-	wt->lq_cap = cap;
-	wt->lq_head = 0;
-	return 0;
-}
-
-void wtl_lq_push(struct wheeltimer *wt, const struct wheeltimer_event *ev)
-{
-	wt->lq[(wt->lq_head + wt->lq_len) & (wt->lq_cap - 1)] = *ev;
-	wt->lq_len++;
-}
-
 /* Whether a library record is still due to its handle; releases it if final. */
 static bool wtl_lq_deliver(struct wheeltimer *wt,
 			   const struct wheeltimer_event *ev)
@@ -72,7 +41,7 @@ static bool wtl_lq_deliver(struct wheeltimer *wt,
 	if (ev->flags & WHEELTIMER_EV_ADD && h->state != WTL_H_FAILED)
 		return false;
 	if (ev->flags & WHEELTIMER_EV_FINAL)
-		wtl_handle_release(wt, ev->handle);
+		wtl_handle_release(wt, h, ev->handle);
 	return true;
 }
 
@@ -106,7 +75,7 @@ static inline bool wtl_convert(struct wheeltimer *wt, const void *rawp,
 		id = WHEELTIMER_HANDLE_NONE;
 		flags |= WHEELTIMER_EV_FOREIGN;
 	} else if (flags & WT_EVENT_FINAL) {
-		wtl_handle_release(wt, id);
+		wtl_handle_release(wt, h, id);
 	}
 	/* Both records are the same but for these (see open.c). */
 	if ((const void *)out != rawp)
@@ -198,7 +167,7 @@ int wheeltimer_reap(struct wheeltimer *wt, struct wheeltimer_event *events,
 	if (max > INT32_MAX)
 		max = INT32_MAX;
 	n = wtl_rq_reap(wt, events, max);
-	if (wt->q_len || wt->deferred) {
+	if (wt->q_len) {
 		ret = wtl_submit(wt);
 		if (ret < 0)
 			return n ? (int)n : ret;
@@ -254,7 +223,7 @@ int wheeltimer_reap_buffer(struct wheeltimer *wt, const void *buf, size_t len,
 		if (ret)
 			return ret;
 	}
-	if (wt->q_len || wt->deferred) {
+	if (wt->q_len) {
 		ret = wtl_submit(wt);
 		if (ret < 0 && !n)
 			return ret;

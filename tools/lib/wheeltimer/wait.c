@@ -4,8 +4,8 @@
  *
  * wheeltimer_wait() is submit, reap, and ppoll() on the context's
  * descriptor and its wake-up eventfd until a record comes, the timeout
- * passes or wheeltimer_wake() is called. A wake-up with nothing to reap (a
- * slot that only cascaded) just polls again.
+ * passes or wheeltimer_wake() is called. A wake-up with nothing to reap
+ * (the timer was armed for a timeout cancelled since) just polls again.
  *
  * wheeltimer_wake() is the library's one call that any thread, or a signal
  * handler, may make on a context that another thread is using. It touches

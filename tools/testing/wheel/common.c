@@ -55,15 +55,25 @@ const char *wheel_check(const struct wheel *w, u64 levels[WHEEL_LEVELS + 1])
 			levels[l] = 0;
 
 	for (l = 0; l < WHEEL_LEVELS; l++) {
+		/* The clock's digits above @l, then digit @l set to @i. */
+		u64 above = l == WHEEL_LEVELS - 1 ? 0 :
+			    w->clk >> ((l + 1) * WHEEL_LVL_BITS) <<
+			    ((l + 1) * WHEEL_LVL_BITS);
+
 		for (i = 0; i < WHEEL_LVL_SIZE; i++) {
 			const struct list_head *head = &w->slots[l][i];
+			u64 start = above | (u64)i << (l * WHEEL_LVL_BITS);
 
 			/* Most slots are empty: say so quickly, and exactly. */
 			if (head->next == head && head->prev == head) {
 				if (w->occupied[l] & (1ULL << i))
 					return "occupied bit set on an empty slot";
+				if (w->first[l][i] != U64_MAX)
+					return "an empty slot has an earliest tick";
 				continue;
 			}
+			if (w->first[l][i] < start)
+				return "a slot's earliest tick is before its start";
 			n = 0;
 			err = check_list(head, w->count - total, &n);
 			if (err)
@@ -79,6 +89,8 @@ const char *wheel_check(const struct wheel *w, u64 levels[WHEEL_LEVELS + 1])
 				if (((e->expires >> (l * WHEEL_LVL_BITS)) &
 				     (WHEEL_LVL_SIZE - 1)) != i)
 					return "slot entry in the wrong slot";
+				if (e->expires < w->first[l][i])
+					return "slot entry before its slot's earliest tick";
 			}
 			total += n;
 			if (levels)

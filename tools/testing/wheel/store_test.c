@@ -8,9 +8,15 @@
  * timer, and never a stale one; every timer must be live, on the free list
  * once, or free in a leased block and never on the free list; a get of a
  * leased id must succeed exactly when the model says it is free, and name
- * the timer by the id asked for; and a destroyed store must leave nothing
- * allocated. Usage: store [-s SEED] [-n OPS]; the seed is printed
- * so that a failure can be replayed.
+ * the timer by the id asked for; a leased block's indexes must be above
+ * every index the store handed out or leased before in the epoch, so that
+ * no stale id reaches a leased timeout whatever its generation (a leased
+ * index is first got with a small generation, as stale ids have, then
+ * with one more at each reuse); and a destroyed
+ * store must leave nothing allocated. Built a second time with the index
+ * space cut to WT_STORE_MAX_BLOCKS = 64 blocks (store-small), where gets
+ * and leases must stop there with -ENOSPC. Usage: store [-s SEED]
+ * [-n OPS]; the seed is printed so that a failure can be replayed.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -21,6 +27,13 @@
 #include <unistd.h>
 
 #include <linux/slab.h>
+
+/* store-small: the store's index space cut down, to reach its end. */
+#ifdef WT_STORE_MAX_BLOCKS
+#define SMALL_INDEX_SPACE	1
+#else
+#define SMALL_INDEX_SPACE	0
+#endif
 
 #include "store.h"
 #include "wheel_test.h"
@@ -43,16 +56,24 @@ static struct held live[LIVE_MAX];
 static unsigned int nlive;
 /* The free ids of leased blocks, by index, and how many of them. */
 static u32 leased_free[LIVE_MAX];
+/*
+ * The generation the test gives the next timeout at each of them: a small
+ * one at the first use, as stale ids of a reused index would have, then
+ * one more at each reuse, as a lessee should (libwheeltimer does).
+ */
+static u32 leased_gen[LIVE_MAX];
 static unsigned int nleased_free;
 static u64 stale[STALE_MAX];
 static u64 nstale;
+/* The highest index handed out or leased in this epoch. */
+static u32 top_index;
 static u64 seed, rng, cookies;
 
 static struct {
 	u64 steps, epochs, gets, grows, enomem, puts, drains, trims, trimmed;
 	u64 lookups_live, lookups_stale, lookups_made_up, made_up_found;
 	u64 leases, lease_enomem, leased_gets, leased_refused;
-	u64 max_blocks;
+	u64 max_blocks, enospc, leases_skipping;
 } st;
 
 static __printf(1, 2) void fail(const char *fmt, ...)
@@ -107,10 +128,15 @@ static void check_live(const struct wt_store *s, unsigned int i)
 
 static void check_all(const struct wt_store *s)
 {
-	u64 nfree = 0, room = (u64)s->nr_blocks * WT_BLOCK_TIMERS;
+	u64 nfree = 0, room, skipped = 0;
+	const struct wt_block *skip = NULL;
 	const struct wt_timer *t;
-	unsigned int i;
+	unsigned int i, j;
 
+	if (s->nr_blocks > WT_STORE_MAX_BLOCKS)
+		fail("%u blocks: past the index space's %u", s->nr_blocks,
+		     (unsigned int)WT_STORE_MAX_BLOCKS);
+	room = (u64)(s->nr_blocks - s->nr_skipped) * WT_BLOCK_TIMERS;
 	if (s->nr_live != nlive)
 		fail("nr_live %llu, the model holds %u",
 		     (unsigned long long)s->nr_live, nlive);
@@ -127,12 +153,26 @@ static void check_all(const struct wt_store *s)
 		     (unsigned long long)nfree, nleased_free,
 		     (unsigned long long)s->nr_live, (unsigned long long)room);
 	for (i = 0; i < s->nr_blocks; i++) {
+		/* An index range a lease skipped: one empty block for all. */
+		if (s->blocks[i]->first != i * WT_BLOCK_TIMERS + 1) {
+			if (skip && s->blocks[i] != skip)
+				fail("block %u starts at index %u", i,
+				     s->blocks[i]->first);
+			skip = s->blocks[i];
+			for (j = 0; j < WT_BLOCK_TIMERS; j++)
+				if (skip->timers[j].state != WT_TIMER_FREE)
+					fail("a skipped range holds a timer");
+			if (skip->leased || !s->nr_leased)
+				fail("block %u skipped with nothing leased", i);
+			skipped++;
+			continue;
+		}
 		if ((unsigned long)s->blocks[i] & ~PAGE_MASK)
 			fail("block %u is not page-aligned", i);
-		if (s->blocks[i]->first != i * WT_BLOCK_TIMERS + 1)
-			fail("block %u starts at index %u", i,
-			     s->blocks[i]->first);
 	}
+	if (skipped != s->nr_skipped)
+		fail("%llu blocks skipped, the store says %u",
+		     (unsigned long long)skipped, s->nr_skipped);
 	if (s->nr_blocks > s->blocks_cap)
 		fail("%u blocks in a table of %u", s->nr_blocks, s->blocks_cap);
 	for (i = 0; i < nlive; i++)
@@ -144,6 +184,7 @@ static void step_get(struct wt_store *s)
 	bool periodic = !below(6);
 	struct wt_timer *t;
 	struct held *h;
+	int ret;
 
 	if (nlive == LIVE_MAX)
 		return;
@@ -154,11 +195,19 @@ static void step_get(struct wt_store *s)
 		if (!below(8))
 			wheel_shim_slab_fail_in = 1 + below(3);
 		st.grows++;
-		if (wt_store_grow(s, periodic)) {
-			st.enomem++;
+		ret = wt_store_grow(s, periodic);
+		if (ret) {
+			st.enomem += ret == -ENOMEM;
 			wheel_shim_slab_fail_in = 0;
 			if (s->nr_live != nlive)
 				fail("a failed grow changed nr_live");
+			if (ret == -ENOSPC) {
+				st.enospc++;
+				if (s->free || s->nr_blocks < WT_STORE_MAX_BLOCKS)
+					fail("ENOSPC with %u of %u blocks",
+					     s->nr_blocks,
+					     (unsigned int)WT_STORE_MAX_BLOCKS);
+			}
 			return;
 		}
 		wheel_shim_slab_fail_in = 0;
@@ -176,6 +225,8 @@ static void step_get(struct wt_store *s)
 	h->periodic = periodic;
 	if (!h->id || !lower_32_bits(h->id))
 		fail("id %#llx has index 0", (unsigned long long)h->id);
+	if (lower_32_bits(h->id) > top_index)
+		top_index = lower_32_bits(h->id);
 	t->state = WT_TIMER_QUEUED;
 	t->cookie = ++cookies;
 	t->deadline = nlive;
@@ -186,28 +237,47 @@ static void step_get(struct wt_store *s)
 		st.max_blocks = s->nr_blocks;
 }
 
-/* Lease a block, now and then with its allocations failing. */
+/*
+ * Lease a block, now and then with its allocations failing: above every
+ * index handed out or leased before, and right after the last block unless
+ * a trim gave back the ranges in between.
+ */
 static void step_lease(struct wt_store *s)
 {
 	u32 first, before = s->nr_blocks, i;
+	int ret;
 
 	if (nleased_free + WT_BLOCK_TIMERS > LIVE_MAX / 2)
 		return;
 	if (!below(8))
 		wheel_shim_slab_fail_in = 1 + below(2);
 	st.leases++;
-	if (wt_store_lease(s, &first)) {
+	ret = wt_store_lease(s, &first);
+	if (ret) {
 		wheel_shim_slab_fail_in = 0;
-		st.lease_enomem++;
+		st.lease_enomem += ret == -ENOMEM;
+		if (ret == -ENOSPC) {
+			st.enospc++;
+			if (max(s->nr_blocks, s->nr_used) < WT_STORE_MAX_BLOCKS)
+				fail("a lease ENOSPC with %u of %u blocks",
+				     s->nr_blocks,
+				     (unsigned int)WT_STORE_MAX_BLOCKS);
+		}
 		if (s->nr_blocks != before)
 			fail("a failed lease changed the blocks");
 		return;
 	}
 	wheel_shim_slab_fail_in = 0;
+	if (first <= top_index)
+		fail("leased block at index %u, not above index %u used before",
+		     first, top_index);
 	if (first != before * WT_BLOCK_TIMERS + 1)
-		fail("leased block %u starts at index %u", before, first);
-	for (i = 0; i < WT_BLOCK_TIMERS; i++)
+		st.leases_skipping++;
+	top_index = first + WT_BLOCK_TIMERS - 1;
+	for (i = 0; i < WT_BLOCK_TIMERS; i++) {
+		leased_gen[nleased_free] = below(4);
 		leased_free[nleased_free++] = first + i;
+	}
 }
 
 /*
@@ -237,7 +307,7 @@ static void step_get_leased(struct wt_store *s)
 				&t) != -EINVAL)
 		fail("a get past the store's last block did not fail");
 	k = below(nleased_free);
-	id = (u64)(rng_next(&rng) & 0xffffffff) << 32 | leased_free[k];
+	id = (u64)leased_gen[k] << 32 | leased_free[k];
 	ret = wt_store_get_leased(s, id, periodic, &t);
 	if (ret == -ENOMEM && periodic) {
 		if (wt_store_grow_periods(s, t))
@@ -251,6 +321,7 @@ static void step_get_leased(struct wt_store *s)
 		fail("leased id %#llx got the timer of id %#llx",
 		     (unsigned long long)id, (unsigned long long)wt_timer_id(t));
 	leased_free[k] = leased_free[--nleased_free];
+	leased_gen[k] = leased_gen[nleased_free];
 	st.leased_gets++;
 	h = &live[nlive];
 	h->t = t;
@@ -268,8 +339,10 @@ static void put_one(struct wt_store *s, unsigned int i)
 {
 	struct held h = live[i];
 
-	if (wt_block_of(h.t)->leased)
+	if (wt_block_of(h.t)->leased) {
+		leased_gen[nleased_free] = upper_32_bits(h.id) + 1;
 		leased_free[nleased_free++] = wt_timer_index(h.t);
+	}
 	wt_store_put(s, h.t);
 	stale[nstale++ % STALE_MAX] = h.id;
 	live[i] = live[--nlive];
@@ -351,8 +424,13 @@ static void run(u64 ops)
 		if (r < (filling ? 45 : 20)) {
 			step_get(&s);
 		} else if (r < (filling ? 55 : 25)) {
-			/* Every other epoch leases: the others trim. */
-			if (st.epochs % 2 && !below(8))
+			/*
+			 * Every other epoch leases, from its second half on,
+			 * when the first half may have trimmed: the others
+			 * only trim.
+			 */
+			if (st.epochs % 2 && i % EPOCH_OPS >= EPOCH_OPS / 2 &&
+			    !below(8))
 				step_lease(&s);
 			step_get_leased(&s);
 		} else if (r < 70) {
@@ -381,6 +459,7 @@ static void run(u64 ops)
 			nlive = 0;
 			nstale = 0;
 			nleased_free = 0;
+			top_index = 0;
 			st.epochs++;
 		}
 	}
@@ -426,11 +505,15 @@ int main(int argc, char **argv)
 	printf("#  gets %llu (grows %llu, ENOMEM %llu), puts %llu\n",
 	       (unsigned long long)st.gets, (unsigned long long)st.grows,
 	       (unsigned long long)st.enomem, (unsigned long long)st.puts);
-	printf("#  leases %llu (ENOMEM %llu), leased gets %llu, refused %llu\n",
+	printf("#  leases %llu (ENOMEM %llu, past trims %llu), leased gets %llu, refused %llu\n",
 	       (unsigned long long)st.leases,
 	       (unsigned long long)st.lease_enomem,
+	       (unsigned long long)st.leases_skipping,
 	       (unsigned long long)st.leased_gets,
 	       (unsigned long long)st.leased_refused);
+	printf("#  ENOSPC at the end of the index space (%u blocks): %llu\n",
+	       (unsigned int)WT_STORE_MAX_BLOCKS,
+	       (unsigned long long)st.enospc);
 	printf("#  drains %llu, trims %llu (%llu gave blocks back)\n",
 	       (unsigned long long)st.drains, (unsigned long long)st.trims,
 	       (unsigned long long)st.trimmed);
@@ -439,11 +522,13 @@ int main(int argc, char **argv)
 	       (unsigned long long)st.lookups_stale,
 	       (unsigned long long)st.lookups_made_up,
 	       (unsigned long long)st.made_up_found);
-	if (!st.enomem || !st.trimmed || !st.made_up_found)
-		fail("a path went untried: ENOMEM %llu, trims that freed %llu, made-up hits %llu",
+	if (!st.enomem || !st.trimmed || !st.made_up_found ||
+	    (SMALL_INDEX_SPACE && !st.enospc))
+		fail("untried: ENOMEM %llu, trims that freed %llu, made-up hits %llu, ENOSPC %llu",
 		     (unsigned long long)st.enomem,
 		     (unsigned long long)st.trimmed,
-		     (unsigned long long)st.made_up_found);
+		     (unsigned long long)st.made_up_found,
+		     (unsigned long long)st.enospc);
 	printf("ok 1 - store\n");
 	printf("# Totals: pass:1 fail:0 xfail:0 xpass:0 skip:0 error:0\n");
 	return 0;

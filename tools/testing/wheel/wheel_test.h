@@ -44,7 +44,9 @@ extern bool wheel_warn_fatal;
  * Walk the whole wheel and check what wheel.c promises about its layout:
  * every slot entry shares the clock's digits above its level and has a
  * larger digit at it (so no top-level slot above 15 is used); the occupied
- * bits match the slots; the links are consistent; the count is right.
+ * bits match the slots; each occupied slot's earliest tick lies between
+ * its start and its entries' ticks, an empty slot's is U64_MAX; the links
+ * are consistent; the count is right.
  * Returns NULL if all holds, else a description of the first breakage.
  * @levels, if not NULL, receives the number of entries per level, with
  * [WHEEL_LEVELS] for the due list.

@@ -177,6 +177,9 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
         }
         if (period > 0) {
             setTime(saturatedAdd(time(), period));
+            // Back in the wheel before the count of owed runs says so: a
+            // firing that then finds none owed hands it over again.
+            executor.backInWheel(this);
             if ((long) OWED.getAndAdd(this, -1L) > 1) {
                 executor.handOver(this);
             }
@@ -185,11 +188,22 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
         }
     }
 
+    /**
+     * Fixed rate, first due at once: its first run is owed from the start
+     * (the executor hands it over itself, and the timer's first firing is a
+     * period later). Before the future is seen by another thread.
+     */
+    void oweFirstRun() {
+        OWED.set(this, 1L);
+    }
+
     /** Fixed delay: the next run, {@code -period} from now. */
     private void rearm() {
         long delay = -period;
-        // Before the timeout exists: getDelay() never says more than the truth.
+        // Before the timeout exists: getDelay() never says more than the
+        // truth, and its firing finds the future back in the wheel.
         setTime(saturatedAdd(executor.nanoTime(), delay));
+        executor.backInWheel(this);
         WheelTimeout t;
         try {
             t = executor.timer().newTimeout(this, delay, TimeUnit.NANOSECONDS);

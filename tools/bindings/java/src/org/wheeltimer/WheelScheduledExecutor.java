@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * WheelScheduledExecutor.java - a ScheduledExecutorService whose delays
- * live in libwheeltimer: one WheelTimer hands due tasks to a pool
+ * live in libwheeltimer: one WheelTimer hands due tasks to the
+ * ThreadPoolExecutor that this is
  */
 package org.wheeltimer;
 
@@ -11,11 +12,12 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.AbstractExecutorService;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -23,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
@@ -36,13 +39,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * mostly cancelled (request timeouts), so that
  *
  * <pre>{@code
- * ScheduledExecutorService s = new ScheduledThreadPoolExecutor(4);
+ * ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(4);
  * }</pre>
  *
  * becomes
  *
  * <pre>{@code
- * ScheduledExecutorService s = new WheelScheduledExecutor(4);
+ * WheelScheduledExecutor s = new WheelScheduledExecutor(4);
  * }</pre>
  *
  * <h2>How it works</h2>
@@ -50,8 +53,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * One {@link WheelTimer} keeps the delays: one engine context and one
  * worker thread that owns it. At a deadline that worker only hands the task
  * to the pool ({@code execute}, a queue's offer), and never runs the
- * caller's code. The pool is a fixed {@link ThreadPoolExecutor} of the size
- * given (as {@code ScheduledThreadPoolExecutor(corePoolSize)}: the threads
+ * caller's code. The pool is this executor itself, a
+ * {@link ThreadPoolExecutor} of {@code corePoolSize} threads and an
+ * unbounded queue (as {@code ScheduledThreadPoolExecutor}: the threads
  * start as tasks come), or an {@link Executor} given to the
  * {@linkplain #builder() builder}, which must not block in
  * {@code execute}. A task with no delay goes straight to the pool.
@@ -62,9 +66,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * reverse, also O(1) with no lookup, and the cancelled task leaves the
  * timer and the engine at once (at the worker's next round, which the
  * cancels ask for every 1024): nothing of it stays behind until its delay
- * would have passed ({@code ScheduledThreadPoolExecutor} keeps it unless
- * {@code setRemoveOnCancelPolicy(true)}; here that policy is always on).
- * {@code shutdown()}'s policies walk the timer's pending timeouts.
+ * would have passed, whatever {@link #setRemoveOnCancelPolicy} says (which
+ * only decides for a due task cancelled in the pool's queue).
+ * {@code shutdown()}'s policies walk the timer's pending timeouts and the
+ * pool's queue.
  *
  * <h2>As ScheduledThreadPoolExecutor</h2>
  *
@@ -76,13 +81,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ({@link #setExecuteExistingDelayedTasksAfterShutdownPolicy},
  * {@link #setContinueExistingPeriodicTasksAfterShutdownPolicy}, same
  * defaults); {@code shutdownNow()} interrupts what runs and returns what
- * never ran; after shutdown every submission is rejected with
- * {@link RejectedExecutionException}. Where it differs, the binding's
- * README says so and why: chiefly, a task runs up to one resolution (1 ms by
+ * never ran; after shutdown every submission is rejected, through the
+ * {@link RejectedExecutionHandler} ({@link ThreadPoolExecutor.AbortPolicy}
+ * by default) with the future it would have been. As a
+ * {@link ThreadPoolExecutor}: the pool's sizes, counts, thread factory and
+ * hooks are the JDK's own; {@link #getQueue()} is a view of the tasks
+ * waiting, for their time in the wheel or for a thread, in deadline order,
+ * whose removals cancel; {@link #getTaskCount()} and {@link #remove} count
+ * and reach those in the wheel too. Where it differs, the binding's README
+ * says so and why: chiefly, a task runs up to one resolution (1 ms by
  * default) plus the hand-over after its delay, and more than
  * {@code maxPendingTimeouts} delayed tasks are refused.
  */
-public final class WheelScheduledExecutor extends AbstractExecutorService
+public final class WheelScheduledExecutor extends ThreadPoolExecutor
         implements ScheduledExecutorService {
     /* The run states, in order: each only moves forward. */
     private static final int RUNNING = 0;
@@ -96,8 +107,24 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     private static final VarHandle CELL = MethodHandles.arrayElementVarHandle(long[].class);
     /** 128 bytes: a cell of the live count and its neighbour never share a cache line (nor prefetched pair). */
     private static final int CELL_LONGS = 16;
+    /* A cell's words: the live count, cancels since the last wake, the count out of the wheel. */
+    private static final int CELL_CANCELS = 1;
+    private static final int CELL_OUT = 2;
     /** Cancels counted in a cell after which the timer's worker is woken to release them. */
     static final int CANCELS_PER_WAKE = 1024;
+    /** How long a thread above the core size waits for a task (ScheduledThreadPoolExecutor's 10 ms). */
+    private static final long KEEP_ALIVE_MILLIS = 10;
+    /**
+     * The pool's own refusal, once it is shut down: a plain exception,
+     * where the JDK's AbortPolicy would build its message with toString(),
+     * which takes the pool's lock that the timer's worker must never wait
+     * for. The caller's handler is ours to call (see reject()).
+     */
+    private static final RejectedExecutionHandler REFUSE = (r, pool) -> {
+        throw new RejectedExecutionException("the executor is shut down");
+    };
+    private static final Comparator<WheelScheduledFuture<?>> BY_TIME =
+            (a, b) -> Long.compare(a.time(), b.time());
 
     static {
         try {
@@ -110,17 +137,20 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     }
 
     private final WheelTimer timer;
-    /** The timer's worker, made by our factory: termination never runs on it. */
+    /** The timer's worker, made by the factory of the construction: termination never runs on it. */
     private final Thread timerThread;
-    private final ThreadFactory threadFactory;
-    /** Our own pool, or null when the caller gave an Executor. */
-    private final Pool pool;
-    /** Where due tasks run: {@link #pool}, or the caller's. */
-    private final Executor runner;
+    /** The caller's executor, or null: due tasks run on this pool. */
+    private final Executor callers;
+    /** This pool's queue: due tasks waiting for a thread. */
+    private final BlockingQueue<Runnable> poolQueue;
+    /** What getQueue() returns. */
+    private final TaskQueueView queueView;
     /**
-     * The live tasks' count (see {@link #liveTasks()}), in cells
+     * The live tasks' count (see {@link #liveTasks()}) and those of them
+     * out of the wheel (see {@link WheelScheduledFuture#OUT}), in cells
      * {@link #CELL_LONGS} apart from index {@code CELL_LONGS}: a cell's
-     * count, then its cancels since the last wake (see noteCancel()).
+     * count, its cancels since the last wake (see noteCancel()), its count
+     * out of the wheel.
      */
     private final long[] live;
     private final int liveMask;
@@ -133,6 +163,8 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     private volatile boolean terminating;
     private volatile boolean executeDelayedAfterShutdown = true;
     private volatile boolean continuePeriodicAfterShutdown;
+    private volatile boolean removeOnCancel;
+    private volatile RejectedExecutionHandler handler;
 
     /**
      * As {@code ScheduledThreadPoolExecutor(corePoolSize)}: {@code corePoolSize}
@@ -140,7 +172,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
      * the engine is the system property {@code wheeltimer.engine}'s choice,
      * the resolution 1 ms.
      *
-     * @throws IllegalArgumentException if {@code corePoolSize} is less than 1
+     * @throws IllegalArgumentException if {@code corePoolSize} is negative
      * @throws WheelTimerException      if the engine cannot be opened
      */
     public WheelScheduledExecutor(int corePoolSize) {
@@ -152,15 +184,31 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         this(builder().poolSize(corePoolSize).threadFactory(threadFactory));
     }
 
+    /** As {@code ScheduledThreadPoolExecutor(corePoolSize, handler)}. */
+    public WheelScheduledExecutor(int corePoolSize, RejectedExecutionHandler handler) {
+        this(builder().poolSize(corePoolSize).rejectedExecutionHandler(handler));
+    }
+
+    /** As {@code ScheduledThreadPoolExecutor(corePoolSize, threadFactory, handler)}. */
+    public WheelScheduledExecutor(int corePoolSize, ThreadFactory threadFactory,
+                                  RejectedExecutionHandler handler) {
+        this(builder().poolSize(corePoolSize).threadFactory(threadFactory)
+                     .rejectedExecutionHandler(handler));
+    }
+
     private WheelScheduledExecutor(Builder b) {
-        int id = EXECUTORS.incrementAndGet();
+        super(b.poolSize, Integer.MAX_VALUE, KEEP_ALIVE_MILLIS, TimeUnit.MILLISECONDS,
+              new LinkedBlockingQueue<>(), threadsOf(b), REFUSE);
+        poolQueue = super.getQueue();
+        queueView = new TaskQueueView(this);
+        handler = b.handler;
         int cells = Integer.highestOneBit(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()) - 1) << 1;
         live = new long[(cells + 2) * CELL_LONGS];
         liveMask = cells - 1;
-        threadFactory = b.threadFactory != null ? b.threadFactory : namedFactory(id);
+        ThreadFactory threads = getThreadFactory();
         Thread[] made = new Thread[1];
         ThreadFactory timerFactory = r -> {
-            Thread t = threadFactory.newThread(r);
+            Thread t = threads.newThread(r);
             made[0] = t;
             return t;
         };
@@ -170,16 +218,15 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
                 .engine(b.engine);
         timer = tb.build();
         timerThread = made[0];
-        if (b.executor != null) {
-            pool = null;
-            runner = b.executor;
-        } else {
-            pool = new Pool(b.poolSize, threadFactory, this);
-            runner = pool;
-        }
+        callers = b.executor;
     }
 
-    private static ThreadFactory namedFactory(int id) {
+    /** The builder's factory, else one that names its threads {@code wheelexec-N-M}. */
+    private static ThreadFactory threadsOf(Builder b) {
+        if (b.threadFactory != null) {
+            return b.threadFactory;
+        }
+        int id = EXECUTORS.incrementAndGet();
         ThreadFactory base = Executors.defaultThreadFactory();
         AtomicInteger n = new AtomicInteger();
         return r -> {
@@ -189,7 +236,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         };
     }
 
-    /** A builder for what the two constructors cannot say. */
+    /** A builder for what the constructors cannot say. */
     public static Builder builder() {
         return new Builder();
     }
@@ -199,6 +246,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         private int poolSize = 1;
         private Executor executor;
         private ThreadFactory threadFactory;
+        private RejectedExecutionHandler handler = new ThreadPoolExecutor.AbortPolicy();
         private long resolution = WheelTimer.DEFAULT_RESOLUTION_NANOS;
         private long maxPendingTimeouts = -1;
         private Engine engine = Engine.AUTO;
@@ -206,10 +254,14 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         private Builder() {
         }
 
-        /** Tasks run on a pool of this many threads (default 1). */
+        /**
+         * Tasks run on a pool of this many core threads (default 1); 0, as
+         * {@code ScheduledThreadPoolExecutor} takes it, starts a thread when
+         * a task comes, which ends 10 ms after the queue is empty.
+         */
         public Builder poolSize(int threads) {
-            if (threads < 1) {
-                throw new IllegalArgumentException("the pool needs a thread at least: " + threads);
+            if (threads < 0) {
+                throw new IllegalArgumentException("the pool's core size is negative: " + threads);
             }
             this.poolSize = threads;
             this.executor = null;
@@ -217,10 +269,11 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         }
 
         /**
-         * Tasks run on {@code executor} instead of a pool of our own. Its
-         * {@code execute()} is called by the timer's worker and must not block;
-         * {@code shutdown()} and {@code shutdownNow()} leave it running, and
-         * neither can take back nor interrupt what it was given.
+         * Tasks run on {@code executor} instead of this pool, whose threads
+         * then never start (its sizes and counts stay 0). Its
+         * {@code execute()} is called by the timer's worker and must not
+         * block; {@code shutdown()} and {@code shutdownNow()} leave it
+         * running, and neither can take back nor interrupt what it was given.
          */
         public Builder executor(Executor executor) {
             this.executor = Objects.requireNonNull(executor, "executor");
@@ -230,6 +283,12 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         /** Makes the pool's threads and the timer's worker (default: named {@code wheelexec-N-M}). */
         public Builder threadFactory(ThreadFactory factory) {
             this.threadFactory = Objects.requireNonNull(factory, "threadFactory");
+            return this;
+        }
+
+        /** Called with each future refused (default: {@link ThreadPoolExecutor.AbortPolicy}). */
+        public Builder rejectedExecutionHandler(RejectedExecutionHandler handler) {
+            this.handler = Objects.requireNonNull(handler, "handler");
             return this;
         }
 
@@ -262,30 +321,6 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         /** Opens the executor. @throws WheelTimerException if the engine cannot be opened */
         public WheelScheduledExecutor build() {
             return new WheelScheduledExecutor(this);
-        }
-    }
-
-    /**
-     * Our pool: a fixed ThreadPoolExecutor that tells us when it has
-     * terminated. Its refusal is a plain exception: the JDK's AbortPolicy
-     * builds its message with the pool's toString(), which takes the
-     * pool's lock, and the timer's worker must never wait for that lock.
-     */
-    private static final class Pool extends ThreadPoolExecutor {
-        private final WheelScheduledExecutor owner;
-
-        Pool(int threads, ThreadFactory factory, WheelScheduledExecutor owner) {
-            super(threads, threads, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(), factory,
-                  (r, pool) -> {
-                      throw new RejectedExecutionException("the executor is shut down");
-                  });
-            this.owner = owner;
-        }
-
-        /** Under the pool's lock: only says so. */
-        @Override
-        protected void terminated() {
-            owner.terminate();
         }
     }
 
@@ -335,6 +370,11 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         return periodic(command, initialDelay, delay, unit, false);
     }
 
+    /**
+     * A periodic task. Due at once, its first run goes straight to the pool
+     * (as a task with no delay), and a fixed-rate one's timeout first fires
+     * a period later.
+     */
     private ScheduledFuture<?> periodic(Runnable command, long initialDelay, long period,
                                         TimeUnit unit, boolean fixedRate) {
         Objects.requireNonNull(command, "command");
@@ -347,15 +387,32 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         long p = unit.toNanos(period);
         PeriodicFuture f = new PeriodicFuture(this, command, PeriodicFuture.saturatedAdd(now, initial),
                                               fixedRate ? p : -p);
-        admit(f, false);
-        WheelTimeout t;
-        try {
-            t = fixedRate ? timer.scheduleAtFixedRate(f, initial, p, TimeUnit.NANOSECONDS)
-                    : timer.newTimeout(f, initial, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException | IllegalStateException e) {
-            throw unregisterAndReject(f, e);
+        if (initial == 0 && fixedRate) {
+            f.oweFirstRun();
         }
-        f.armed(t);
+        if (!admit(f, false)) {
+            return reject(f, null);
+        }
+        if (initial > 0 || fixedRate) {
+            WheelTimeout t;
+            try {
+                t = fixedRate ? timer.scheduleAtFixedRate(f, initial == 0 ? p : initial, p,
+                                                          TimeUnit.NANOSECONDS)
+                        : timer.newTimeout(f, initial, TimeUnit.NANOSECONDS);
+            } catch (RejectedExecutionException | IllegalStateException e) {
+                return reject(f, e);
+            }
+            f.armed(t);
+        }
+        if (initial == 0) {
+            markOut(f);
+            try {
+                dispatch(f);
+            } catch (RejectedExecutionException e) {
+                f.cancelTimeout();
+                return reject(f, e);
+            }
+        }
         recheckAfterShutdown(f);
         return f;
     }
@@ -365,125 +422,91 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
      * timer as its own timeout.
      */
     private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f, long delay) {
-        admit(f, true);
+        if (!admit(f, true)) {
+            return reject(f, null);
+        }
         try {
             timer.add(f, delay);
         } catch (RejectedExecutionException | IllegalStateException e) {
-            throw unregisterAndReject(f, e);
+            return reject(f, e);
         }
         recheckAfterShutdown(f);
         return f;
     }
 
     /**
-     * A task with no delay: straight to the pool. Our own pool's queue holds
+     * A task with no delay: straight to the pool. This pool's queue holds
      * it (and shutdownNow() takes it back); a caller's executor is out of our
-     * sight, so the task is counted live until it ends.
+     * sight, so the task is counted live, and out of the wheel, until it ends.
      */
     private <V> ScheduledFuture<V> immediate(WheelScheduledFuture<V> f) {
-        if (pool == null) {
-            admit(f, false);
-        } else {
-            rejectUnlessRunning();
+        if (callers != null) {
+            if (!admit(f, false)) {
+                return reject(f, null);
+            }
+            markOut(f);
+        } else if (state != RUNNING) {
+            return reject(f, null);
         }
         try {
-            runner.execute(f);
+            dispatch(f);
         } catch (RejectedExecutionException e) {
-            throw unregisterAndReject(f, e);
+            return reject(f, e);
         }
-        if (pool == null) {
+        if (callers != null) {
             recheckAfterShutdown(f);
         }
         return f;
     }
 
-    private void rejectUnlessRunning() {
-        if (state != RUNNING) {
-            throw new RejectedExecutionException("the executor is shut down");
-        }
-    }
-
     /**
      * Counts {@code f} live ({@code timed}: it is to be the timer's
-     * timeout), then checks that the executor still takes
-     * tasks: in that order, so that a shutdown() that did not see the count
-     * is seen here (see {@link #liveTasks()}).
+     * timeout), then checks that the executor still takes tasks: in that
+     * order, so that a shutdown() that did not see the count is seen here
+     * (see {@link #liveTasks()}). False if it does not: {@code f} is to be
+     * rejected.
      */
-    private void admit(WheelScheduledFuture<?> f, boolean timed) {
+    private boolean admit(WheelScheduledFuture<?> f, boolean timed) {
         f.register(timed);
         count(1);
-        if (state != RUNNING) {
-            throw unregisterAndReject(f, new RejectedExecutionException("the executor is shut down"));
+        return state == RUNNING;
+    }
+
+    /** Due: to the pool, or the caller's executor. */
+    private void dispatch(WheelScheduledFuture<?> f) {
+        if (callers == null) {
+            super.execute(f);
+        } else {
+            callers.execute(f);
         }
-    }
-
-    /** {@code f} is no longer counted live; true if it was until now (once only). */
-    private boolean unregister(WheelScheduledFuture<?> f) {
-        if (f.unregister()) {
-            count(-1);
-            return true;
-        }
-        return false;
-    }
-
-    /* The count of live tasks: striped, each cell on a cache line of its own. */
-
-    /** This thread's cell in {@link #live}: the same one each time. */
-    private int cell() {
-        long id = Thread.currentThread().getId();
-        return (((int) (id ^ (id >>> 16)) & liveMask) + 1) * CELL_LONGS;
-    }
-
-    private void count(long delta) {
-        CELL.getAndAdd(live, cell(), delta);
     }
 
     /**
-     * The tasks counted live: registered and neither done nor given back by
-     * shutdownNow(). Exact once no schedule can succeed any more (after
-     * shutdown()): every task that was admitted counted itself before it
-     * read the state, so a sum that reads the state's change after it sees
-     * its count; a task refused by the state takes its count back in its
-     * own thread's cell, so that a sum never sees the taking back without
-     * the count.
+     * A submission refused, by the state (cause null), the timer's limit or
+     * the pool: {@code f} leaves the counts, and the handler is called with
+     * it, as ScheduledThreadPoolExecutor calls it with its future. The
+     * future is returned if the handler returns (never done, unless the
+     * handler ran it). The default AbortPolicy throws the exception it
+     * would, with a message that says why (and no call to toString()).
      */
-    private long liveTasks() {
-        long n = 0;
-        for (int i = CELL_LONGS; i < live.length; i += CELL_LONGS) {
-            n += (long) CELL.getVolatile(live, i);
-        }
-        return n;
-    }
-
-    /**
-     * A cancel: every {@link #CANCELS_PER_WAKE} in a cell, or when the timer
-     * has nothing left pending, wake the timer's worker so that it takes the
-     * cancels (a cancel does not), and no cancelled task (this future, the
-     * timer's timeout) stays on the heap until a deadline. The count is
-     * plain, and racy: a lost count only delays a wake.
-     */
-    private void noteCancel() {
-        int i = cell() + 1;
-        long n = live[i] + 1;
-        if (n >= CANCELS_PER_WAKE || timer.pendingTimeouts() == 0) {
-            n = 0;
-            timer.wakeWorker();
-        }
-        live[i] = n;
-    }
-
-    /** A schedule failed after registering {@code f}: undo it, and say why. */
-    private RejectedExecutionException unregisterAndReject(WheelScheduledFuture<?> f, RuntimeException e) {
-        if (unregister(f)) {
+    private <V> ScheduledFuture<V> reject(WheelScheduledFuture<V> f, RuntimeException cause) {
+        if ((uncount(f.unregisterRefused()) & WheelScheduledFuture.LIVE) != 0) {
             tryTerminate();
         }
-        if (e instanceof RejectedExecutionException r && state == RUNNING) {
-            // The timer's limit, maxPendingTimeouts, or the caller's executor.
-            return r;
+        RejectedExecutionHandler h = handler;
+        if (h.getClass() == ThreadPoolExecutor.AbortPolicy.class) {
+            if (cause instanceof RejectedExecutionException r && state == RUNNING) {
+                // The timer's limit, maxPendingTimeouts, or the caller's executor.
+                throw r;
+            }
+            RejectedExecutionException r = new RejectedExecutionException("the executor is shut down");
+            if (cause != null) {
+                r.initCause(cause);
+            }
+            throw r;
         }
-        RejectedExecutionException r = new RejectedExecutionException("the executor is shut down");
-        r.initCause(e);
-        return r;
+        h.rejectedExecution(f, this);
+        return f;
     }
 
     /**
@@ -517,14 +540,114 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         return schedule(task, 0, TimeUnit.NANOSECONDS);
     }
 
+    /* The counts of live tasks and of those out of the wheel: striped, each cell on a cache line of its own. */
+
+    /** This thread's cell in {@link #live}: the same one each time. */
+    private int cell() {
+        long id = Thread.currentThread().getId();
+        return (((int) (id ^ (id >>> 16)) & liveMask) + 1) * CELL_LONGS;
+    }
+
+    private void count(long delta) {
+        CELL.getAndAdd(live, cell(), delta);
+    }
+
+    private void countOut(long delta) {
+        CELL.getAndAdd(live, cell() + CELL_OUT, delta);
+    }
+
+    /** {@code f} leaves the counts it was in ({@code was}: its flags until now); returns {@code was}. */
+    private int uncount(int was) {
+        if ((was & WheelScheduledFuture.LIVE) != 0) {
+            count(-1);
+        }
+        if ((was & WheelScheduledFuture.OUT) != 0) {
+            countOut(-1);
+        }
+        return was;
+    }
+
+    private void markOut(WheelScheduledFuture<?> f) {
+        if (f.markOut()) {
+            countOut(1);
+        }
+    }
+
+    /**
+     * The tasks counted live: registered and neither done nor given back by
+     * shutdownNow(). Exact once no schedule can succeed any more (after
+     * shutdown()): every task that was admitted counted itself before it
+     * read the state, so a sum that reads the state's change after it sees
+     * its count; a task refused by the state takes its count back in its
+     * own thread's cell, so that a sum never sees the taking back without
+     * the count.
+     */
+    private long liveTasks() {
+        return sum(0);
+    }
+
+    private long sum(int word) {
+        long n = 0;
+        for (int i = CELL_LONGS + word; i < live.length; i += CELL_LONGS) {
+            n += (long) CELL.getVolatile(live, i);
+        }
+        return n;
+    }
+
+    /**
+     * The live tasks waiting in the wheel for their time: those not out
+     * (see {@link WheelScheduledFuture#OUT}). Exact when no task is being
+     * handed over or scheduled meanwhile; two sums of cells, no lock.
+     */
+    private long inWheel() {
+        return Math.max(0, liveTasks() - sum(CELL_OUT));
+    }
+
+    /**
+     * A cancel: every {@link #CANCELS_PER_WAKE} in a cell, or when the timer
+     * has nothing left pending, wake the timer's worker so that it takes the
+     * cancels (a cancel does not), and no cancelled task (this future, the
+     * timer's timeout) stays on the heap until a deadline. The count is
+     * plain, and racy: a lost count only delays a wake.
+     */
+    private void noteCancel() {
+        int i = cell() + CELL_CANCELS;
+        long n = live[i] + 1;
+        if (n >= CANCELS_PER_WAKE || timer.pendingTimeouts() == 0) {
+            n = 0;
+            timer.wakeWorker();
+        }
+        live[i] = n;
+    }
+
     /* What the futures call. */
 
-    /** The timer's worker: a task is due; give it to the pool. */
+    /**
+     * The timer's worker (or a periodic task's run): a task is due; give it
+     * to the pool. A cancel that came meanwhile and meant the task to leave
+     * the pool's queue (remove(), the policy) may have looked for it there
+     * before it came: whichever of the two comes second sees the other.
+     */
     void handOver(WheelScheduledFuture<?> f) {
+        if (f.isDone()) {
+            return;
+        }
+        markOut(f);
         try {
-            runner.execute(f);
+            dispatch(f);
         } catch (RejectedExecutionException e) {
             f.refused(e);
+            return;
+        }
+        if (f.isCancelled() && callers == null && (removeOnCancel || f.isRemoved())) {
+            poolQueue.remove(f);
+        }
+    }
+
+    /** A periodic task waits in the wheel again, for its next run. */
+    void backInWheel(WheelScheduledFuture<?> f) {
+        if (f.clearOut()) {
+            countOut(-1);
         }
     }
 
@@ -550,13 +673,23 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         return state >= STOP;
     }
 
-    /** From a future's done(): it is no longer live; perhaps the executor can terminate. */
+    /**
+     * From a future's done(): it is no longer live; a cancelled one leaves
+     * the pool's queue too if the policy says so, or remove() cancelled it;
+     * perhaps the executor can terminate.
+     */
     void finished(WheelScheduledFuture<?> f) {
-        boolean was = unregister(f);
+        int was = uncount(f.unregister());
         if (f.isCancelled()) {
             noteCancel();
+            // Not in the wheel (a task with no delay never was): perhaps in the pool's queue.
+            if ((removeOnCancel || (was & WheelScheduledFuture.REMOVING) != 0) && callers == null
+                    && (was & (WheelScheduledFuture.LIVE | WheelScheduledFuture.OUT))
+                       != WheelScheduledFuture.LIVE) {
+                poolQueue.remove(f);
+            }
         }
-        if (was && state != RUNNING) {
+        if ((was & WheelScheduledFuture.LIVE) != 0 && state != RUNNING) {
             tryTerminate();
         }
     }
@@ -571,6 +704,101 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
 
     boolean sameClock(WheelScheduledExecutor other) {
         return other == this || !timer.isVirtualClock() && !other.timer.isVirtualClock();
+    }
+
+    /* The queue: tasks waiting for their time in the wheel, or for a thread in the pool's queue. */
+
+    /**
+     * A view of the tasks waiting: the delayed and periodic tasks in the
+     * wheel, and the due ones queued for a thread of this pool, in deadline
+     * order. Its {@code size()} is cheap (two striped sums and the pool
+     * queue's count, no lock), as monitoring asks; iterating it asks the
+     * timer's worker for its pending timeouts; removing a task from it
+     * ({@code remove}, the iterator's, {@code poll}, {@code drainTo},
+     * {@code clear}) cancels it, as {@link #remove} does. It takes no task
+     * ({@code add}, {@code offer}, {@code put}: UnsupportedOperationException)
+     * and waits for none ({@code take}, a timed {@code poll}: likewise).
+     * Access to it is meant for monitoring and debugging, as
+     * ThreadPoolExecutor's is.
+     */
+    @Override
+    public BlockingQueue<Runnable> getQueue() {
+        return queueView;
+    }
+
+    /** The view's size: the live tasks in the wheel, and the pool's queue. */
+    int queuedTasks() {
+        long n = inWheel() + poolQueue.size();
+        return (int) Math.min(Integer.MAX_VALUE, n);
+    }
+
+    /** The view's remaining capacity: the delayed tasks the timer still takes. */
+    int remainingDelayedCapacity() {
+        long n = timer.maxPendingTimeouts() - timer.pendingTimeouts();
+        return (int) Math.max(0, Math.min(Integer.MAX_VALUE, n));
+    }
+
+    /** Whether {@code o} waits: in the wheel, or in the pool's queue. */
+    boolean isQueued(Object o) {
+        return o instanceof WheelScheduledFuture<?> f && f.executor == this
+               && (f.isInWheel() || poolQueue.contains(f));
+    }
+
+    /**
+     * The tasks waiting, in deadline order (ties as they come: the pool's
+     * queue first, in its order): a snapshot.
+     */
+    List<WheelScheduledFuture<?>> queuedSnapshot() {
+        List<WheelScheduledFuture<?>> all = new ArrayList<>();
+        Set<Object> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Object r : poolQueue.toArray()) {
+            if (r instanceof WheelScheduledFuture<?> f && seen.add(f)) {
+                all.add(f);
+            }
+        }
+        List<WheelTimeout> pending;
+        try {
+            pending = timer.pendingList();
+        } catch (IllegalStateException stopped) {
+            // The timer has stopped: it holds nothing.
+            pending = List.of();
+        }
+        for (WheelTimeout t : pending) {
+            if (t.task() instanceof WheelScheduledFuture<?> f && f.executor == this && f.isInWheel()
+                    && seen.add(f)) {
+                all.add(f);
+            }
+        }
+        all.sort(BY_TIME);
+        return all;
+    }
+
+    /**
+     * Cancels {@code task} if it waits, for its time or for a thread, and
+     * no run of it is under way, so that it never runs (again); false if
+     * it was not waiting (running, done, not this executor's). As
+     * ThreadPoolExecutor's {@code remove}, but the task is also cancelled
+     * (ScheduledThreadPoolExecutor's leaves the future of a task it removed
+     * not done for ever): a delayed task leaves the wheel only so.
+     */
+    @Override
+    public boolean remove(Runnable task) {
+        if (!(task instanceof WheelScheduledFuture<?> f) || f.executor != this) {
+            return super.remove(task);
+        }
+        // Its done() takes it out of the pool's queue if it was there.
+        return f.cancelIfNotRunning();
+    }
+
+    /**
+     * Removes the cancelled tasks from the pool's queue (those in the wheel
+     * left at their cancel), and wakes the timer's worker, which then lets
+     * go of the cancelled tasks it still holds.
+     */
+    @Override
+    public void purge() {
+        super.purge();
+        timer.wakeWorker();
     }
 
     /* Shutdown. */
@@ -593,7 +821,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     /**
      * Stops: no new task is taken, the pool's threads are interrupted, and
      * the tasks that never started are returned (delayed, periodic between
-     * runs, and queued in our pool), neither done nor cancelled. A task
+     * runs, and queued in the pool), neither done nor cancelled. A task
      * already given to a caller's executor is not returned: it is cancelled
      * when that executor runs it.
      */
@@ -610,8 +838,12 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
                 never.add(f);
             }
         }
-        if (pool != null) {
-            for (Runnable r : pool.shutdownNow()) {
+        if (callers == null) {
+            List<Runnable> queued = new ArrayList<>();
+            poolQueue.drainTo(queued);
+            // What a thread took meanwhile, it runs; anything left, the pool's own drain takes.
+            queued.addAll(super.shutdownNow());
+            for (Runnable r : queued) {
                 if (!(r instanceof WheelScheduledFuture<?> f) || !f.isDone() && seen.add(f)) {
                     never.add(r);
                 }
@@ -619,7 +851,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         }
         for (Runnable r : never) {
             if (r instanceof WheelScheduledFuture<?> f) {
-                unregister(f);
+                uncount(f.unregister());
             }
         }
         tryTerminate();
@@ -636,11 +868,13 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     }
 
     /**
-     * shutdown()'s policies, on every task the timer holds. The others are
-     * due (a one-shot task then runs in any case), or are periodic tasks
-     * queued, running or re-arming, which check canRun() before they run
-     * and after they re-arm; a task being scheduled checks it after the
-     * timer has it (recheckAfterShutdown).
+     * shutdown()'s policies, on every task the timer holds and every one
+     * queued in the pool (those cancelled there leave it, as
+     * ScheduledThreadPoolExecutor's do from its queue at shutdown). The
+     * others are due (a one-shot task then runs in any case), or are
+     * periodic tasks running or re-arming, which check canRun() after they
+     * re-arm; a task being scheduled checks it after the timer has it
+     * (recheckAfterShutdown).
      */
     private void applyShutdownPolicies() {
         if (state != SHUTDOWN) {
@@ -648,24 +882,30 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         }
         boolean keepDelayed = executeDelayedAfterShutdown;
         boolean keepPeriodic = continuePeriodicAfterShutdown;
-        if (keepDelayed && keepPeriodic) {
-            return;
-        }
-        List<WheelTimeout> pending;
-        try {
-            pending = timer.pendingList();
-        } catch (IllegalStateException stopped) {
-            // The timer has stopped: it holds nothing.
-            return;
-        }
-        for (WheelTimeout t : pending) {
-            if (!(t.task() instanceof WheelScheduledFuture<?> f)) {
-                continue;
+        if (!keepDelayed || !keepPeriodic) {
+            List<WheelTimeout> pending;
+            try {
+                pending = timer.pendingList();
+            } catch (IllegalStateException stopped) {
+                // The timer has stopped: it holds nothing.
+                pending = List.of();
             }
-            boolean cancel = f.isPeriodic() ? !keepPeriodic && !f.isRunning()
-                    : !keepDelayed && f.getDelay(TimeUnit.NANOSECONDS) > 0;
-            if (cancel) {
-                f.cancel(false);
+            for (WheelTimeout t : pending) {
+                if (t.task() instanceof WheelScheduledFuture<?> f
+                        && (f.isPeriodic() ? !keepPeriodic && !f.isRunning()
+                            : !keepDelayed && f.getDelay(TimeUnit.NANOSECONDS) > 0)) {
+                    f.cancel(false);
+                }
+            }
+        }
+        if (callers == null) {
+            for (Object r : poolQueue.toArray()) {
+                // A thread that took it meanwhile runs it, if canRun() says so.
+                if (r instanceof WheelScheduledFuture<?> f
+                        && (f.isCancelled() || f.isPeriodic() && !keepPeriodic)
+                        && poolQueue.remove(f)) {
+                    f.cancel(false);
+                }
             }
         }
     }
@@ -674,7 +914,7 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
      * Once shut down with no task live, the timer has nothing left to
      * do: stop it (waiting for its worker, so never from the worker itself,
      * nor under the pool's lock, which the worker may need to start a pool
-     * thread), then let our pool run what it holds and end.
+     * thread), then let the pool run what it holds and end.
      */
     private void tryTerminate() {
         int s = state;
@@ -683,24 +923,26 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
             return;
         }
         if (Thread.currentThread() == timerThread) {
-            threadFactory.newThread(this::stopTimerThenPool).start();
+            getThreadFactory().newThread(this::stopTimerThenPool).start();
         } else {
             stopTimerThenPool();
         }
     }
 
+    /** The pool's terminated() then calls terminate(), once its queue is run. */
     private void stopTimerThenPool() {
         timer.stop();
-        if (pool != null) {
-            // Its terminated() calls terminate() once its queue is run.
-            pool.shutdown();
-        } else {
-            terminate();
-        }
+        super.shutdown();
+    }
+
+    /** The pool's, under its lock, once it has ended: only says so. */
+    @Override
+    protected void terminated() {
+        terminate();
     }
 
     /** The timer has stopped and the pool ended: the executor has terminated. */
-    void terminate() {
+    private void terminate() {
         advanceState(TERMINATED);
         terminated.countDown();
     }
@@ -708,6 +950,13 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     @Override
     public boolean isShutdown() {
         return state != RUNNING;
+    }
+
+    /** Between {@code shutdown()} (or {@code shutdownNow()}) and termination. */
+    @Override
+    public boolean isTerminating() {
+        int s = state;
+        return s != RUNNING && s != TERMINATED;
     }
 
     @Override
@@ -720,7 +969,32 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         return terminated.await(timeout, unit);
     }
 
-    /* The two policies of ScheduledThreadPoolExecutor, with its defaults. */
+    /* ThreadPoolExecutor's face, where this one differs from the pool's. */
+
+    /**
+     * As ScheduledThreadPoolExecutor's: the tasks completed, running and
+     * waiting (in the wheel and in the pool's queue); a task cancelled
+     * leaves the count with the queue (at once in the wheel, as
+     * {@link #setRemoveOnCancelPolicy} says in the pool's queue). Takes the
+     * pool's lock, as ThreadPoolExecutor's does.
+     */
+    @Override
+    public long getTaskCount() {
+        return super.getTaskCount() + inWheel();
+    }
+
+    /** Called with each future refused, and this executor. */
+    @Override
+    public RejectedExecutionHandler getRejectedExecutionHandler() {
+        return handler;
+    }
+
+    @Override
+    public void setRejectedExecutionHandler(RejectedExecutionHandler handler) {
+        this.handler = Objects.requireNonNull(handler, "handler");
+    }
+
+    /* The policies of ScheduledThreadPoolExecutor, with its defaults. */
 
     /** Whether periodic tasks go on after {@code shutdown()} (default false). */
     public boolean getContinueExistingPeriodicTasksAfterShutdownPolicy() {
@@ -751,13 +1025,21 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
     }
 
     /**
-     * Always true: a cancelled task leaves at once ({@code
-     * ScheduledThreadPoolExecutor}'s {@code setRemoveOnCancelPolicy(true)},
-     * whose default is false). There is no setter: nothing is gained here by
-     * keeping cancelled tasks.
+     * Whether a task cancelled while queued for a thread leaves the pool's
+     * queue at its cancel (true), or when a thread takes it or
+     * {@link #purge()} runs (false, the default, as
+     * ScheduledThreadPoolExecutor's). A task cancelled while it waits in
+     * the wheel leaves it at once in either case: the wheel pays nothing
+     * for it, where ScheduledThreadPoolExecutor keeps it until its delay
+     * has passed unless this is true.
      */
+    public void setRemoveOnCancelPolicy(boolean value) {
+        removeOnCancel = value;
+    }
+
+    /** See {@link #setRemoveOnCancelPolicy}. */
     public boolean getRemoveOnCancelPolicy() {
-        return true;
+        return removeOnCancel;
     }
 
     /* What ScheduledThreadPoolExecutor's interface cannot say. */
@@ -796,10 +1078,13 @@ public final class WheelScheduledExecutor extends AbstractExecutorService
         return timer.workerThreadId();
     }
 
+    /** As ThreadPoolExecutor's (whose counts take its lock), with the timer. */
     @Override
     public String toString() {
-        String[] names = {"running", "shutdown", "stop", "terminated"};
-        return "WheelScheduledExecutor(" + names[state] + ", " + timer + ", "
-                + (pool != null ? "pool of " + pool.getMaximumPoolSize() : "executor " + runner) + ")";
+        String[] names = {"Running", "Shutting down", "Stopping", "Terminated"};
+        return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + "[" + names[state]
+                + ", pool size = " + getPoolSize() + ", active threads = " + getActiveCount()
+                + ", queued tasks = " + queuedTasks() + ", completed tasks = " + getCompletedTaskCount()
+                + (callers != null ? ", executor " + callers : "") + ", " + timer + "]";
     }
 }

@@ -60,9 +60,18 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
 
     /* The bits of flags. */
     /** The timer is given this future as its timeout: done() must cancel it. */
-    private static final int ARMED = 1;
+    static final int ARMED = 1;
     /** Counted among the executor's live tasks, until {@link #unregister()}. */
-    private static final int LIVE = 2;
+    static final int LIVE = 2;
+    /**
+     * Live and out of the wheel: handed to the pool (queued or running), or
+     * to a caller's executor; counted apart, so that the executor's queue
+     * is the live tasks that are not out, and those queued in its pool.
+     * Set only while LIVE, cleared with it.
+     */
+    static final int OUT = 4;
+    /** Cancelled by the executor's remove(): it leaves the pool's queue too, whatever the policy. */
+    static final int REMOVING = 8;
 
     private static final VarHandle FSTATE;
     private static final VarHandle RUNNER;
@@ -73,6 +82,11 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
      * identity hash: next to never, so not worth a field in every future.
      */
     private static final Map<WheelScheduledFuture<?>, Long> TIES = new WeakHashMap<>();
+    /**
+     * The runner while cancelIfNotRunning() holds the slot: never started, so
+     * that a cancel(true) racing it interrupts no thread.
+     */
+    private static final Thread REMOVER = new Thread(() -> { }, "wheelexec-remover");
     private static long lastTie;
 
     static {
@@ -138,9 +152,71 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
         FLAGS.set(this, timed ? LIVE | ARMED : LIVE);
     }
 
-    /** No longer counted; true if it was (once only). */
-    final boolean unregister() {
-        return ((int) FLAGS.getAndBitwiseAnd(this, ~LIVE) & LIVE) != 0;
+    /** No longer counted live, nor out; returns the flags it had (LIVE and OUT once only, REMOVING). */
+    final int unregister() {
+        return (int) FLAGS.getAndBitwiseAnd(this, ~(LIVE | OUT));
+    }
+
+    /**
+     * The timer never took it (its schedule was refused): no longer counted,
+     * and done() has no timeout to cancel.
+     */
+    final int unregisterRefused() {
+        return (int) FLAGS.getAndBitwiseAnd(this, ~(LIVE | OUT | ARMED));
+    }
+
+    /** Handed over, out of the wheel: true if it was live and not out until now. */
+    final boolean markOut() {
+        for (;;) {
+            int f = flags;
+            if ((f & (LIVE | OUT)) != LIVE) {
+                return false;
+            }
+            if (FLAGS.compareAndSet(this, f, f | OUT)) {
+                return true;
+            }
+        }
+    }
+
+    /** Back in the wheel (a periodic task between runs): true if it was out until now. */
+    final boolean clearOut() {
+        for (;;) {
+            int f = flags;
+            if ((f & OUT) == 0) {
+                return false;
+            }
+            if (FLAGS.compareAndSet(this, f, f & ~OUT)) {
+                return true;
+            }
+        }
+    }
+
+    /** Cancelled by the executor's remove(). */
+    final boolean isRemoved() {
+        return (flags & REMOVING) != 0;
+    }
+
+    /** Live, waiting in the wheel for its time (neither handed over nor done). */
+    final boolean isInWheel() {
+        return (flags & (LIVE | OUT)) == LIVE && fstate == NEW;
+    }
+
+    /**
+     * Cancels it if no run has started (one-shot) or none is under way
+     * (periodic), so that none starts: the remover holds the runner's slot
+     * meanwhile, which a run must take first. What the executor's
+     * {@code remove()} does.
+     */
+    final boolean cancelIfNotRunning() {
+        if (fstate != NEW || !RUNNER.compareAndSet(this, null, REMOVER)) {
+            return false;
+        }
+        try {
+            FLAGS.getAndBitwiseOr(this, REMOVING);
+            return cancel(false);
+        } finally {
+            runner = null;
+        }
     }
 
     /** Its timeout is the timer's: done() cancels it. */

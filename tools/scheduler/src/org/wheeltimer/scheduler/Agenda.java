@@ -28,6 +28,13 @@ import java.util.function.Supplier;
  * last run committed cannot arm that run again. Old news that slips
  * through anyway costs a refused insert, never a second run: the
  * database decides (see {@link Runner}).
+ *
+ * <p>An occurrence stays held after it fired, until its runner settles
+ * it. A newer version offered meanwhile replaces it, and is armed at
+ * once if it is due: cancelling the fired one's timeout does nothing, so
+ * both may then wait in the runner's queue, even in one batch. That is
+ * on purpose (the newer version runs without waiting for the older one's
+ * refusal); {@link Store#recordRuns} is what gives such a pair one run.
  */
 final class Agenda {
     private final Timer timer;

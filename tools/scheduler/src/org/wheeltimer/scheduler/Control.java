@@ -6,16 +6,20 @@
 package org.wheeltimer.scheduler;
 
 import io.netty.util.Timeout;
+import io.netty.util.Timer;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * Everything a node does with the database but running jobs, on one
@@ -28,8 +32,9 @@ import java.util.concurrent.TimeUnit;
  *     {@link Renewer} renews it, on a thread of its own.)
  * <li><b>Ring.</b> Reads the live nodes after each renewal, when one joins or
  *     leaves (a notification), and when a peer's lease is due to lapse (a
- *     timeout in the wheel at that time); when the ring changes, publishes
- *     the new view, forgets the slots it lost and loads those it gained.
+ *     timeout in the wheel at that time); ends the sessions of a peer whose
+ *     lease lapsed; when the ring changes, publishes the new view, forgets
+ *     the slots it lost and loads those it gained.
  * <li><b>Window.</b> Every half window, moves the horizon a window ahead
  *     of now and loads its jobs due before it; deletes its finished jobs,
  *     and forgets nodes dead for ten leases.
@@ -42,7 +47,14 @@ final class Control implements Runnable {
     /** The most finished jobs deleted in one statement. */
     private static final int FINISHED_BATCH = 10_000;
 
-    private final Scheduler node;
+    private final Settings settings;
+    private final Database db;
+    private final Lease lease;
+    private final Scheduler.Stats stats;
+    private final Agenda agenda;
+    /** The node's view, which this thread alone publishes. */
+    private final AtomicReference<View> view;
+    private final Timer timer;
     private final Thread thread;
     private final ConcurrentLinkedQueue<Job> finished = new ConcurrentLinkedQueue<>();
     /** The (job, version) last reported malformed, so that each is reported once. */
@@ -57,10 +69,21 @@ final class Control implements Runnable {
 
     private long nextWindowNanos;
     private Timeout watch;
+    /** The other nodes live at the last read of the ring. */
+    private Set<String> peers = Set.of();
+    /** Nodes whose sessions this one was refused the right to end, each reported once. */
+    private final Set<String> refused = new HashSet<>();
 
-    Control(Scheduler node) {
-        this.node = node;
-        this.thread = new Thread(this, "wt-control-" + node.name());
+    Control(Settings settings, Database db, Lease lease, Scheduler.Stats stats, Agenda agenda,
+            AtomicReference<View> view, Timer timer) {
+        this.settings = settings;
+        this.db = db;
+        this.lease = lease;
+        this.stats = stats;
+        this.agenda = agenda;
+        this.view = view;
+        this.timer = timer;
+        this.thread = new Thread(this, "wt-control-" + settings.name());
         this.thread.setDaemon(true);
     }
 
@@ -112,20 +135,20 @@ final class Control implements Runnable {
      */
     void apply(Store.Loaded row, Occurrence done) {
         String why = row.malformed();
-        if (why == null && !node.handlers.containsKey(row.job().handler())) {
+        if (why == null && !settings.handlers().containsKey(row.job().handler())) {
             why = "no handler '" + row.job().handler() + "' on this node";
         }
         if (why != null) {
             report(row.jobId(), row.version(), why);
-            node.agenda.remove(row.jobId());
+            agenda.remove(row.jobId());
             return;
         }
         Job job = row.job();
         long next = job.next(row.lastScheduledUs(), row.lastFiredUs());
         if (done != null) {
-            node.agenda.settle(done, job, next);
+            agenda.settle(done, job, next);
         } else {
-            node.agenda.offer(job, next);
+            agenda.offer(job, next);
         }
         if (next == Job.NONE) {
             finished(job);
@@ -139,8 +162,8 @@ final class Control implements Runnable {
                 return;
             }
         }
-        node.stats.malformed.increment();
-        LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": malformed job " + jobId
+        stats.malformed.increment();
+        LOG.log(System.Logger.Level.WARNING, () -> settings.name() + ": malformed job " + jobId
                 + " (version " + version + ") skipped: " + why);
     }
 
@@ -152,29 +175,29 @@ final class Control implements Runnable {
 
     @Override
     public void run() {
-        Backoff backoff = new Backoff(node.retryMaxMillis);
+        Backoff backoff = new Backoff(settings.retryMaxMillis());
         while (!stopping) {
             // Before asking for a connection, which may not come: a node
             // that cannot renew its lease forgets its jobs when it lapses.
             String lost;
             synchronized (this) {
-                lost = leaseLostGeneration == node.lease.generation() ? leaseLostReason : null;
+                lost = leaseLostGeneration == lease.generation() ? leaseLostReason : null;
                 leaseLostReason = null;
             }
-            if (node.lease.generation() != 0 && (lost != null || !node.lease.valid())) {
+            if (lease.generation() != 0 && (lost != null || !lease.valid())) {
                 fence(lost != null ? lost : "the lease ran out before it could be renewed");
             }
-            try (Connection c = node.pool.getConnection()) {
+            try (Connection c = db.connection()) {
                 step(c);
                 backoff.reset();
             } catch (SQLException e) {
-                node.stats.retries.increment();
-                LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": " + e.getMessage()
+                stats.retries.increment();
+                LOG.log(System.Logger.Level.WARNING, () -> settings.name() + ": " + e.getMessage()
                         + " (retrying)");
-                backoff.sleep();
+                backoff.sleepAfter(e);
                 continue;
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, node.name() + ": control step failed (retrying)", e);
+                LOG.log(System.Logger.Level.ERROR, settings.name() + ": control step failed (retrying)", e);
                 backoff.sleep();
                 continue;
             }
@@ -183,7 +206,7 @@ final class Control implements Runnable {
     }
 
     private void step(Connection c) throws SQLException {
-        if (node.lease.generation() == 0) {
+        if (lease.generation() == 0) {
             join(c);
         }
         long now = System.nanoTime();
@@ -202,7 +225,7 @@ final class Control implements Runnable {
         if (reloadWanted) {
             reloadWanted = false;
             try {
-                load(c, View.difference(node.view().slots(), new boolean[Job.SLOTS]));
+                load(c, View.difference(view.get().slots(), new boolean[Job.SLOTS]));
             } catch (SQLException e) {
                 reloadWanted = true;
                 throw e;
@@ -212,36 +235,40 @@ final class Control implements Runnable {
 
     /** Forgets everything: the lease is lost. */
     private void fence(String reason) {
-        LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": lease (generation "
-                + node.lease.generation() + ") lost: " + reason + "; forgetting "
-                + node.agenda.size() + " armed jobs and joining again");
-        node.stats.fenced.increment();
-        node.lease.revoke();
-        node.publish(View.NONE);
-        node.agenda.clear();
+        LOG.log(System.Logger.Level.WARNING, () -> settings.name() + ": lease (generation "
+                + lease.generation() + ") lost: " + reason + "; forgetting "
+                + agenda.size() + " armed jobs and joining again");
+        stats.fenced.increment();
+        // Its peers' sessions are no longer its to judge: after a restart
+        // of the database all leases lapse, and a peer's new sessions are
+        // its way back.
+        peers = Set.of();
+        lease.revoke();
+        view.set(View.NONE);
+        agenda.clear();
     }
 
     /** A new lease (generation), then the ring and the jobs. */
     private void join(Connection c) throws SQLException {
         long sent = System.nanoTime();
-        long generation = Store.register(c, node.name(), node.leaseMillis);
-        node.lease.granted(generation, sent);
-        nextWindowNanos = sent + node.windowNanos / 2;
-        LOG.log(System.Logger.Level.INFO, () -> node.name() + ": joined, generation " + generation);
-        node.publish(new View(generation, new boolean[Job.SLOTS], Micros.now() + node.windowNanos / 1000));
+        long generation = Store.register(c, settings.name(), settings.leaseMillis());
+        lease.granted(generation, sent);
+        nextWindowNanos = sent + settings.windowNanos() / 2;
+        LOG.log(System.Logger.Level.INFO, () -> settings.name() + ": joined, generation " + generation);
+        view.set(new View(generation, new boolean[Job.SLOTS], Micros.now() + settings.windowNanos() / 1000));
         membersWanted = true;   // the ring, then its slots' jobs: next in step()
     }
 
     /** Reads the live nodes; a new ring moves slots; watches the next lease to lapse. */
     private void members(Connection c) throws SQLException {
         List<Store.Member> live = Store.members(c);
-        long generation = node.lease.generation();
+        long generation = lease.generation();
         List<String> names = new ArrayList<>();
         long soonest = Long.MAX_VALUE;
         boolean self = false;
         for (Store.Member m : live) {
             names.add(m.node());
-            if (m.node().equals(node.name())) {
+            if (m.node().equals(settings.name())) {
                 self = m.generation() == generation;
             } else {
                 soonest = Math.min(soonest, m.remainingMs());
@@ -251,42 +278,79 @@ final class Control implements Runnable {
             fence("the database no longer lists it as alive");
             return;
         }
+        Set<String> now = new HashSet<>(names);
+        now.remove(settings.name());
+        List<String> gone = new ArrayList<>(peers);
+        gone.removeAll(now);
+        if (!gone.isEmpty()) {
+            endSessions(c, gone);
+        }
+        peers = now;
         if (watch != null) {
             watch.cancel();
         }
         if (soonest != Long.MAX_VALUE) {
-            watch = node.timer.newTimeout(t -> membersChanged(), soonest + 1, TimeUnit.MILLISECONDS);
+            watch = timer.newTimeout(t -> membersChanged(), soonest + 1, TimeUnit.MILLISECONDS);
         }
         Ring ring = Ring.of(names);
-        View old = node.view();
-        boolean[] slots = ring.slotsOf(node.name());
+        View old = view.get();
+        boolean[] slots = ring.slotsOf(settings.name());
         if (Arrays.equals(slots, old.slots())) {
             return;
         }
-        node.publish(new View(generation, slots, old.horizonUs()));
+        view.set(new View(generation, slots, old.horizonUs()));
         int[] lost = View.difference(old.slots(), slots);
         int[] gained = View.difference(slots, old.slots());
         boolean[] lostMask = new boolean[Job.SLOTS];
         for (int s : lost) {
             lostMask[s] = true;
         }
-        node.agenda.removeSlots(lostMask);
+        agenda.removeSlots(lostMask);
         long start = System.nanoTime();
         int jobs = load(c, gained);
         long ms = (System.nanoTime() - start) / 1_000_000;
-        LOG.log(System.Logger.Level.INFO, () -> node.name() + ": ring " + ring.nodes() + ": "
+        LOG.log(System.Logger.Level.INFO, () -> settings.name() + ": ring " + ring.nodes() + ": "
                 + gained.length + " slots gained (" + jobs + " jobs loaded in " + ms + " ms), "
                 + lost.length + " lost");
+    }
+
+    /**
+     * Ends the sessions of the peers that left the ring, those whose lease
+     * lapsed (not those that left cleanly): one stopped or cut off inside a
+     * run's transaction holds that run's key, which no other node can then
+     * record until the transaction ends. Done before their slots are
+     * loaded here, so that their runs are taken over as a dead node's.
+     * Every survivor does it; the first finds the sessions, the others none.
+     */
+    private void endSessions(Connection c, List<String> gone) throws SQLException {
+        try {
+            int ended = Store.endSessions(c, gone, gone.stream().map(Database::applicationName).toList());
+            if (ended > 0) {
+                stats.ended.add(ended);
+                LOG.log(System.Logger.Level.INFO, () -> settings.name() + ": ended " + ended
+                        + " sessions of " + gone + ", whose leases lapsed");
+            }
+        } catch (SQLException e) {
+            if (!"42501".equals(e.getSQLState())) {
+                throw e;
+            }
+            if (refused.addAll(gone)) {
+                LOG.log(System.Logger.Level.WARNING, () -> settings.name() + ": may not end the sessions of "
+                        + gone + ", whose leases lapsed (" + e.getMessage() + "): grant pg_signal_backend"
+                        + " to the nodes' role, or run them all under one role; until then a node stopped"
+                        + " inside a transaction holds its runs until it wakes");
+            }
+        }
     }
 
     /** Moves the horizon a window ahead and loads what it brings; forgets finished jobs. */
     private void window(Connection c) throws SQLException {
         long now = System.nanoTime();
-        node.publish(node.view().withHorizon(Micros.now() + node.windowNanos / 1000));
-        load(c, View.difference(node.view().slots(), new boolean[Job.SLOTS]));
-        nextWindowNanos = now + node.windowNanos / 2;
+        view.set(view.get().withHorizon(Micros.now() + settings.windowNanos() / 1000));
+        load(c, View.difference(view.get().slots(), new boolean[Job.SLOTS]));
+        nextWindowNanos = now + settings.windowNanos() / 2;
         deleteFinished(c);
-        Store.forgetDeadNodes(c, 10 * node.leaseMillis);
+        Store.forgetDeadNodes(c, 10 * settings.leaseMillis());
     }
 
     /** Loads the jobs of these slots due before the horizon; how many. */
@@ -294,12 +358,12 @@ final class Control implements Runnable {
         if (slots.length == 0) {
             return 0;
         }
-        View v = node.view();
+        View v = view.get();
         List<Store.Loaded> rows = Store.jobsOfSlots(c, slots, v.horizonUs());
         for (Store.Loaded row : rows) {
             apply(row, null);
         }
-        node.stats.loads.increment();
+        stats.loads.increment();
         return rows.size();
     }
 
@@ -317,7 +381,7 @@ final class Control implements Runnable {
                 c.setAutoCommit(false);
                 Store.deleteFinished(c, jobs);
                 c.commit();
-                jobs.forEach(node.agenda::deleted);
+                jobs.forEach(agenda::deleted);
             } catch (SQLException e) {
                 finished.addAll(jobs);
                 throw e;
@@ -333,8 +397,8 @@ final class Control implements Runnable {
         }
         long now = System.nanoTime();
         long until = nextWindowNanos;
-        if (node.lease.generation() != 0 && node.lease.deadlineNanos() - until < 0) {
-            until = node.lease.deadlineNanos();
+        if (lease.generation() != 0 && lease.deadlineNanos() - until < 0) {
+            until = lease.deadlineNanos();
         }
         long ms = TimeUnit.NANOSECONDS.toMillis(until - now) + 1;
         if (ms > 0) {
@@ -349,16 +413,16 @@ final class Control implements Runnable {
 
     /** On stop: leaves the ring, so that the others take over at once. */
     void leave() {
-        long generation = node.lease.generation();
+        long generation = lease.generation();
         if (generation == 0) {
             return;
         }
-        try (Connection c = node.pool.getConnection()) {
-            Store.leave(c, node.name(), generation);
+        try (Connection c = db.connection()) {
+            Store.leave(c, settings.name(), generation);
         } catch (SQLException e) {
-            LOG.log(System.Logger.Level.WARNING, () -> node.name()
+            LOG.log(System.Logger.Level.WARNING, () -> settings.name()
                     + ": could not leave the ring (the lease will lapse): " + e.getMessage());
         }
-        node.lease.revoke();
+        lease.revoke();
     }
 }

@@ -5,11 +5,11 @@
 package org.wheeltimer.scheduler;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
@@ -32,13 +32,24 @@ final class Listener implements Runnable {
     /** The most jobs read in one statement. */
     private static final int READ_BATCH = 1000;
 
-    private final Scheduler node;
+    private final Settings settings;
+    private final Database db;
+    private final Scheduler.Stats stats;
+    private final Agenda agenda;
+    private final Control control;
+    private final Supplier<View> view;
     private final Thread thread;
     private volatile boolean stopping;
 
-    Listener(Scheduler node) {
-        this.node = node;
-        this.thread = new Thread(this, "wt-listener-" + node.name());
+    Listener(Settings settings, Database db, Scheduler.Stats stats, Agenda agenda, Control control,
+             Supplier<View> view) {
+        this.settings = settings;
+        this.db = db;
+        this.stats = stats;
+        this.agenda = agenda;
+        this.control = control;
+        this.view = view;
+        this.thread = new Thread(this, "wt-listener-" + settings.name());
         this.thread.setDaemon(true);
     }
 
@@ -53,21 +64,21 @@ final class Listener implements Runnable {
 
     @Override
     public void run() {
-        Backoff backoff = new Backoff(node.retryMaxMillis);
+        Backoff backoff = new Backoff(settings.retryMaxMillis());
         while (!stopping) {
-            try (Connection c = DriverManager.getConnection(node.jdbcUrl, node.connectionProperties())) {
+            try (Connection c = db.listenerConnection()) {
                 try (Statement st = c.createStatement()) {
                     st.execute("LISTEN wt_job");
                     st.execute("LISTEN wt_node");
                 }
                 backoff.reset();
-                node.control.reloadAll();
-                node.control.membersChanged();
+                control.reloadAll();
+                control.membersChanged();
                 listen(c.unwrap(PGConnection.class));
             } catch (SQLException e) {
                 if (!stopping) {
-                    node.stats.retries.increment();
-                    LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": listener: "
+                    stats.retries.increment();
+                    LOG.log(System.Logger.Level.WARNING, () -> settings.name() + ": listener: "
                             + e.getMessage() + " (reconnecting)");
                     backoff.sleep();
                 }
@@ -81,11 +92,11 @@ final class Listener implements Runnable {
             if (notes == null || notes.length == 0) {
                 continue;
             }
-            View view = node.view();
+            View now = view.get();
             Set<Long> ids = new HashSet<>();
             for (PGNotification n : notes) {
                 if (n.getName().equals("wt_node")) {
-                    node.control.membersChanged();
+                    control.membersChanged();
                     continue;
                 }
                 long id;
@@ -94,7 +105,7 @@ final class Listener implements Runnable {
                 } catch (NumberFormatException e) {
                     continue;   // not ours: someone else's NOTIFY on the channel
                 }
-                if (view.owns(id)) {
+                if (now.owns(id)) {
                     ids.add(id);
                 }
                 if (ids.size() == READ_BATCH) {
@@ -111,19 +122,19 @@ final class Listener implements Runnable {
         if (ids.isEmpty()) {
             return;
         }
-        try (Connection c = node.pool.getConnection()) {
+        try (Connection c = db.connection()) {
             Set<Long> gone = new HashSet<>(ids);
             for (Store.Loaded row : Store.jobs(c, ids)) {
                 gone.remove(row.jobId());
-                node.control.apply(row, null);
+                control.apply(row, null);
             }
-            gone.forEach(node.agenda::remove);
-            node.stats.heard.add(ids.size());
+            gone.forEach(agenda::remove);
+            stats.heard.add(ids.size());
         } catch (SQLException e) {
             // The change is in the database: the reload will find it.
-            LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": reading notified jobs: "
+            LOG.log(System.Logger.Level.WARNING, () -> settings.name() + ": reading notified jobs: "
                     + e.getMessage() + " (reloading)");
-            node.control.reloadAll();
+            control.reloadAll();
         }
     }
 }

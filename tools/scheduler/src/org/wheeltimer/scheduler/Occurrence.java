@@ -23,6 +23,11 @@ final class Occurrence implements TimerTask {
     Timeout timeout;
     /** When the wheel fired it, on this node's clock (0 until then). */
     volatile long firedUs;
+    /**
+     * How many times a runner found its key held by another transaction;
+     * only runners use it, each in turn (the queue orders them).
+     */
+    int busyTries;
 
     Occurrence(Agenda agenda, Job job, long dueUs, long generation) {
         this.agenda = agenda;

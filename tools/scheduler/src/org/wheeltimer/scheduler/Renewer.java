@@ -19,13 +19,21 @@ import java.sql.SQLException;
 final class Renewer implements Runnable {
     private static final System.Logger LOG = System.getLogger(Renewer.class.getName());
 
-    private final Scheduler node;
+    private final Settings settings;
+    private final Database db;
+    private final Lease lease;
+    private final Scheduler.Stats stats;
+    private final Control control;
     private final Thread thread;
     private volatile boolean stopping;
 
-    Renewer(Scheduler node) {
-        this.node = node;
-        this.thread = new Thread(this, "wt-lease-" + node.name());
+    Renewer(Settings settings, Database db, Lease lease, Scheduler.Stats stats, Control control) {
+        this.settings = settings;
+        this.db = db;
+        this.lease = lease;
+        this.stats = stats;
+        this.control = control;
+        this.thread = new Thread(this, "wt-lease-" + settings.name());
         this.thread.setDaemon(true);
     }
 
@@ -41,7 +49,7 @@ final class Renewer implements Runnable {
 
     @Override
     public void run() {
-        Backoff backoff = new Backoff(node.retryMaxMillis);
+        Backoff backoff = new Backoff(settings.retryMaxMillis());
         long next = System.nanoTime();
         while (!stopping) {
             long wait = next - System.nanoTime();
@@ -52,26 +60,26 @@ final class Renewer implements Runnable {
                     return;
                 }
             }
-            long generation = node.lease.generation();
+            long generation = lease.generation();
             if (generation == 0) {
-                next = System.nanoTime() + node.renewNanos / 10;   // not joined yet, or fenced
+                next = System.nanoTime() + settings.renewNanos() / 10;   // not joined yet, or fenced
                 continue;
             }
             long sent = System.nanoTime();
-            try (Connection c = node.pool.getConnection()) {
-                if (Store.renew(c, node.name(), generation, node.leaseMillis)) {
-                    node.lease.renewed(generation, sent);
-                    node.control.membersChanged();
+            try (Connection c = db.connection()) {
+                if (Store.renew(c, settings.name(), generation, settings.leaseMillis())) {
+                    lease.renewed(generation, sent);
+                    control.membersChanged();
                 } else {
-                    node.control.leaseLost(generation, "the database refused to renew it");
+                    control.leaseLost(generation, "the database refused to renew it");
                 }
                 backoff.reset();
-                next = sent + node.renewNanos;
+                next = sent + settings.renewNanos();
             } catch (SQLException e) {
-                node.stats.retries.increment();
-                LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": renewing the lease: "
+                stats.retries.increment();
+                LOG.log(System.Logger.Level.WARNING, () -> settings.name() + ": renewing the lease: "
                         + e.getMessage() + " (retrying)");
-                if (!backoff.sleep()) {
+                if (!backoff.sleepAfter(e)) {
                     return;
                 }
                 next = System.nanoTime();

@@ -5,6 +5,8 @@
  */
 package org.wheeltimer.scheduler;
 
+import io.netty.util.Timer;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -13,8 +15,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The runner threads of a node. The wheel's thread queues each occurrence
@@ -25,6 +28,10 @@ import java.util.concurrent.TimeUnit;
  * occurrences that fired while the previous one was being committed: one
  * at a time when the load is light, more as it grows, so the database
  * sees fewer transactions than firings exactly when it matters.
+ *
+ * <p>An occurrence whose key another transaction holds (it is inserting
+ * the same run, and has not committed) is not waited for: it is queued
+ * again a little later, and then runs or is found run.
  *
  * <p>If the database cannot be reached, the runner keeps its batch and
  * tries again with back-off while the lease lasts (the wheel keeps firing
@@ -38,24 +45,35 @@ final class Runner {
     private static final Comparator<Occurrence> KEY_ORDER =
             Comparator.comparingLong((Occurrence o) -> o.job.id()).thenComparingLong(o -> o.dueUs);
 
-    private final Scheduler node;
-    private final LinkedBlockingQueue<Occurrence> queue = new LinkedBlockingQueue<>();
+    private final Settings settings;
+    private final Database db;
+    private final Lease lease;
+    private final Scheduler.Stats stats;
+    private final Agenda agenda;
+    private final Control control;
+    private final Supplier<View> view;
+    private final Timer timer;
+    /** What the wheel fired, for the runners to take. */
+    private final BlockingQueue<Occurrence> queue;
     private final List<Thread> threads = new ArrayList<>();
     private volatile boolean stopping;
 
-    Runner(Scheduler node) {
-        this.node = node;
-    }
-
-    /** The wheel's thread: an occurrence fired. */
-    void submit(Occurrence o) {
-        node.stats.fired.increment();
-        queue.add(o);
+    Runner(Settings settings, Database db, Lease lease, Scheduler.Stats stats, Agenda agenda, Control control,
+           Supplier<View> view, Timer timer, BlockingQueue<Occurrence> queue) {
+        this.settings = settings;
+        this.db = db;
+        this.lease = lease;
+        this.stats = stats;
+        this.agenda = agenda;
+        this.control = control;
+        this.view = view;
+        this.timer = timer;
+        this.queue = queue;
     }
 
     void start(int count) {
         for (int i = 0; i < count; i++) {
-            Thread t = new Thread(this::loop, "wt-runner-" + node.name() + "-" + i);
+            Thread t = new Thread(this::loop, "wt-runner-" + settings.name() + "-" + i);
             t.setDaemon(true);
             threads.add(t);
             t.start();
@@ -83,23 +101,23 @@ final class Runner {
             }
             List<Occurrence> batch = new ArrayList<>();
             batch.add(first);
-            queue.drainTo(batch, node.maxBatch - 1);
+            queue.drainTo(batch, settings.maxBatch() - 1);
             try {
                 run(batch, false);
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.ERROR, node.name() + ": a runner failed", e);
-                batch.forEach(node.agenda::forget);
+                LOG.log(System.Logger.Level.ERROR, settings.name() + ": a runner failed", e);
+                batch.forEach(agenda::forget);
             }
         }
     }
 
     /** Runs a batch; {@code alone}: a batch of one whose handler's failure is recorded. */
     private void run(List<Occurrence> batch, boolean alone) {
-        View view = node.view();
+        View now = view.get();
         // Armed under an older lease, or on a slot that moved away: the
         // reload, or the new owner, holds them now.
         batch.removeIf(o -> {
-            boolean stale = o.generation != view.generation() || !view.owns(o.job.id());
+            boolean stale = o.generation != now.generation() || !now.owns(o.job.id());
             if (stale) {
                 drop(o);
             }
@@ -109,25 +127,25 @@ final class Runner {
             return;
         }
         batch.sort(KEY_ORDER);
-        long generation = view.generation();
-        Backoff backoff = new Backoff(node.retryMaxMillis);
+        long generation = now.generation();
+        Backoff backoff = new Backoff(settings.retryMaxMillis());
         for (;;) {
-            if (!node.lease.valid(generation)) {
+            if (!lease.valid(generation)) {
                 batch.forEach(this::drop);
                 return;
             }
-            Set<Occurrence> ran;
+            Store.Recorded recorded;
             boolean oneByOne = false;
-            try (Connection c = node.pool.getConnection()) {
+            try (Connection c = db.connection()) {
                 c.setAutoCommit(false);
                 try {
-                    ran = Store.recordRuns(c, node.name(), generation, batch, null);
-                    Exception failure = runHandlers(c, batch, ran);
+                    recorded = Store.recordRuns(c, settings.name(), generation, batch, null);
+                    Exception failure = runHandlers(c, batch, recorded.inserted());
                     if (failure != null) {
                         c.rollback();
                         if (alone) {
-                            ran = Store.recordRuns(c, node.name(), generation, batch, failure.toString());
-                            node.stats.failed.add(ran.size());
+                            recorded = Store.recordRuns(c, settings.name(), generation, batch, failure.toString());
+                            stats.failed.add(recorded.inserted().size());
                         } else {
                             oneByOne = true;
                         }
@@ -138,10 +156,10 @@ final class Runner {
                     throw e;
                 }
             } catch (SQLException e) {
-                node.stats.retries.increment();
-                LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": recording "
+                stats.retries.increment();
+                LOG.log(System.Logger.Level.WARNING, () -> settings.name() + ": recording "
                         + batch.size() + " runs failed, retrying: " + e.getMessage());
-                if (!backoff.sleep()) {
+                if (!backoff.sleepAfter(e)) {
                     return;
                 }
                 continue;
@@ -154,7 +172,7 @@ final class Runner {
                 }
                 return;
             }
-            settle(batch, ran, generation);
+            settle(batch, recorded, generation);
             return;
         }
     }
@@ -165,12 +183,12 @@ final class Runner {
             if (!ran.contains(o)) {
                 continue;
             }
-            JobHandler h = node.handlers.get(o.job.handler());
+            JobHandler h = settings.handlers().get(o.job.handler());
             try {
                 h.run(new JobRun(o.job.id(), o.job.payload(), Micros.toInstant(o.dueUs),
-                                 Micros.toInstant(o.firedUs), node.name(), c));
+                                 Micros.toInstant(o.firedUs), settings.name(), c));
             } catch (Exception e) {
-                LOG.log(System.Logger.Level.WARNING, () -> node.name() + ": " + o + " failed: " + e);
+                LOG.log(System.Logger.Level.WARNING, () -> settings.name() + ": " + o + " failed: " + e);
                 return e;
             }
         }
@@ -179,54 +197,70 @@ final class Runner {
 
     /**
      * After the commit: each job that ran goes on to its next occurrence;
-     * each that did not (it ran elsewhere, or changed) is read again.
+     * each that another transaction was inserting is tried again later;
+     * each that did not run (it ran elsewhere, or changed) is read again.
      */
-    private void settle(List<Occurrence> batch, Set<Occurrence> ran, long generation) {
+    private void settle(List<Occurrence> batch, Store.Recorded recorded, long generation) {
         Map<Long, Occurrence> lost = new HashMap<>();
         for (Occurrence o : batch) {
-            if (ran.contains(o)) {
-                node.stats.ran.increment();
+            if (recorded.busy().contains(o)) {
+                comeBack(o);
+            } else if (recorded.inserted().contains(o)) {
+                stats.ran.increment();
                 long next = o.job.next(o.dueUs, o.firedUs);
-                node.agenda.settle(o, o.job, next);
+                agenda.settle(o, o.job, next);
                 if (next == Job.NONE) {
-                    node.control.finished(o.job);
+                    control.finished(o.job);
                 }
             } else {
-                node.stats.lost.increment();
+                stats.lost.increment();
                 lost.put(o.job.id(), o);
-                LOG.log(System.Logger.Level.DEBUG, () -> node.name() + ": " + o + " not recorded");
+                LOG.log(System.Logger.Level.DEBUG, () -> settings.name() + ": " + o + " not recorded");
             }
         }
         if (lost.isEmpty()) {
             return;
         }
-        Backoff backoff = new Backoff(node.retryMaxMillis);
-        while (node.lease.valid(generation)) {
-            try (Connection c = node.pool.getConnection()) {
-                if (!Store.holds(c, node.name(), generation)) {
-                    node.control.leaseLost(generation, "a run was refused: the lease is no longer this node's");
+        Backoff backoff = new Backoff(settings.retryMaxMillis());
+        while (lease.valid(generation)) {
+            try (Connection c = db.connection()) {
+                if (!Store.holds(c, settings.name(), generation)) {
+                    control.leaseLost(generation, "a run was refused: the lease is no longer this node's");
                     return;
                 }
                 List<Store.Loaded> rows = Store.jobs(c, lost.keySet());
                 for (Store.Loaded row : rows) {
                     Occurrence o = lost.remove(row.jobId());
-                    node.control.apply(row, o);
+                    control.apply(row, o);
                 }
-                lost.values().forEach(node.agenda::forget);   // the job is gone
+                lost.values().forEach(agenda::forget);   // the job is gone
                 return;
             } catch (SQLException e) {
-                node.stats.retries.increment();
-                if (!backoff.sleep()) {
+                stats.retries.increment();
+                if (!backoff.sleepAfter(e)) {
                     return;
                 }
             }
         }
     }
 
+    /**
+     * Another transaction holds the occurrence's key: a node racing for it
+     * during a hand-over, or one stopped inside its transaction, whose
+     * sessions the others end once its lease lapses (see {@link Control}).
+     * Queued again after 10 ms, doubling each time up to the back-off's
+     * maximum, rather than waited for: it then runs, or is found run.
+     */
+    private void comeBack(Occurrence o) {
+        stats.busy.increment();
+        long ms = Math.min(settings.retryMaxMillis(), 10L << Math.min(o.busyTries++, 16));
+        timer.newTimeout(t -> queue.add(o), ms, TimeUnit.MILLISECONDS);
+    }
+
     /** Not run here: forgotten, for the reload or the new owner to run. */
     private void drop(Occurrence o) {
-        node.stats.dropped.increment();
-        node.agenda.forget(o);
+        stats.dropped.increment();
+        agenda.forget(o);
     }
 
     private static void rollbackQuietly(Connection c) {

@@ -5,17 +5,17 @@
  */
 package org.wheeltimer.scheduler;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
-
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 import org.wheeltimer.WheelTimer;
@@ -44,54 +44,51 @@ import org.wheeltimer.WheelTimer;
 public final class Scheduler {
     private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
 
-    /* Settings. */
-    private final String name;
-    final String jdbcUrl;
-    private final String user;
-    private final String password;
-    final long leaseMillis;
-    final long renewNanos;
-    final long windowNanos;
-    final int maxBatch;
-    final long retryMaxMillis;
-    private final int runners;
-    final Map<String, JobHandler> handlers;
+    private final Settings settings;
 
-    /* Parts. */
-    final Lease lease;
-    final Stats stats = new Stats();
-    final WheelTimer timer;
-    HikariDataSource pool;
-    final Agenda agenda;
-    final Runner runner;
-    final Control control;
+    /*
+     * Parts. Each is given what it uses, never the node itself: a part
+     * made in this constructor must not see a node that is half made.
+     * The pool is final for the same reason: it is made here (it opens no
+     * connection until start()'s threads ask), and the threads that use
+     * it, started after it, see it whole.
+     */
+    private final Lease lease;
+    private final Stats stats;
+    private final WheelTimer timer;
+    private final Database db;
+    /** What the node holds now, published by the control thread. */
+    private final AtomicReference<View> view = new AtomicReference<>(View.NONE);
+    private final Agenda agenda;
+    private final Runner runner;
+    private final Control control;
     private final Listener listener;
     private final Renewer renewer;
-    private volatile View view = View.NONE;
-    private volatile boolean started;
+    private boolean started;
 
     private Scheduler(Builder b) {
-        name = b.name;
-        jdbcUrl = Objects.requireNonNull(b.jdbcUrl, "database(...) is required");
-        user = b.user;
-        password = b.password;
-        leaseMillis = b.lease.toMillis();
-        renewNanos = b.renewEvery != null ? b.renewEvery.toNanos() : b.lease.toNanos() / 4;
-        windowNanos = b.window.toNanos();
-        maxBatch = b.maxBatch;
-        runners = b.runners;
-        retryMaxMillis = Math.max(10, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(renewNanos) / 2));
-        handlers = Map.copyOf(b.handlers);
-        if (renewNanos <= 0 || renewNanos >= b.lease.toNanos() / 2) {
+        long renewNanos = b.renewEvery != null ? b.renewEvery.toNanos() : b.lease.toNanos() / 4;
+        if (renewNanos >= b.lease.toNanos() / 2) {
             throw new IllegalArgumentException("renewEvery must be below half the lease");
         }
+        settings = new Settings(b.name, b.lease.toMillis(), renewNanos, b.window.toNanos(), b.runners, b.maxBatch,
+                                Math.max(10, Math.min(1000, TimeUnit.NANOSECONDS.toMillis(renewNanos) / 2)),
+                                Map.copyOf(b.handlers));
         lease = new Lease(b.lease.toNanos());
+        Stats counters = new Stats();
+        stats = counters;
         timer = WheelTimer.builder().resolution(b.resolution.toNanos(), TimeUnit.NANOSECONDS).build();
-        runner = new Runner(this);
-        agenda = new Agenda(timer, this::view, runner::submit);
-        control = new Control(this);
-        listener = new Listener(this);
-        renewer = new Renewer(this);
+        db = new Database(settings, Objects.requireNonNull(b.jdbcUrl, "database(...) is required"),
+                          b.user, b.password);
+        BlockingQueue<Occurrence> fired = new LinkedBlockingQueue<>();
+        agenda = new Agenda(timer, view::get, o -> {
+            counters.fired.increment();
+            fired.add(o);
+        });
+        control = new Control(settings, db, lease, stats, agenda, view, timer);
+        runner = new Runner(settings, db, lease, stats, agenda, control, view::get, timer, fired);
+        listener = new Listener(settings, db, stats, agenda, control, view::get);
+        renewer = new Renewer(settings, db, lease, stats, control);
     }
 
     public static Builder builder(String name) {
@@ -112,19 +109,8 @@ public final class Scheduler {
             throw new IllegalStateException("already started");
         }
         started = true;
-        HikariConfig cfg = new HikariConfig();
-        cfg.setPoolName("wt-" + name);
-        cfg.setJdbcUrl(jdbcUrl);
-        cfg.setDataSourceProperties(connectionProperties());
-        cfg.setMaximumPoolSize(runners + 3);   // and the control thread, the listener, the renewer
-        // How long a thread waits for a connection while the database is
-        // away: its retries' back-off meanwhile.
-        cfg.setConnectionTimeout(Math.max(250, Math.min(5000, leaseMillis / 2)));
-        cfg.setValidationTimeout(500);
-        cfg.setInitializationFailTimeout(-1);   // start even if the database is away
-        pool = new HikariDataSource(cfg);
         timer.start();
-        runner.start(runners);
+        runner.start(settings.runners());
         listener.start();
         control.start();
         renewer.start();
@@ -144,17 +130,17 @@ public final class Scheduler {
         listener.stop();
         renewer.stop();
         // Nothing is armed any more; what fired still runs, under the lease.
-        publish(view.withHorizon(Long.MIN_VALUE));
+        view.set(view.get().withHorizon(Long.MIN_VALUE));
         agenda.clear();
         runner.stop();
         control.leave();
         timer.stop();
-        pool.close();
-        LOG.log(System.Logger.Level.INFO, () -> name + ": stopped: " + stats);
+        db.close();
+        LOG.log(System.Logger.Level.INFO, () -> settings.name() + ": stopped: " + stats);
     }
 
     public String name() {
-        return name;
+        return settings.name();
     }
 
     /** This node's counters. */
@@ -165,33 +151,6 @@ public final class Scheduler {
     /** The engine the wheel runs on (kernel or in-process). */
     public String engine() {
         return timer.engine().toString();
-    }
-
-    View view() {
-        return view;
-    }
-
-    void publish(View v) {
-        view = v;
-    }
-
-    /** What the driver is given for every connection: pool's and listener's. */
-    Properties connectionProperties() {
-        Properties p = new Properties();
-        if (user != null) {
-            p.setProperty("user", user);
-        }
-        if (password != null) {
-            p.setProperty("password", password);
-        }
-        p.setProperty("ApplicationName", "wheeltimer-scheduler " + name);
-        // A connection that hangs (a network partition, not a closed socket)
-        // fails after a lease, and is retried.
-        long leaseSeconds = Math.max(1, (leaseMillis + 999) / 1000);
-        p.setProperty("socketTimeout", Long.toString(2 * leaseSeconds));
-        p.setProperty("connectTimeout", Long.toString(leaseSeconds));
-        p.setProperty("tcpKeepAlive", "true");
-        return p;
     }
 
     /** A node's counters, from its start. */
@@ -206,6 +165,10 @@ public final class Scheduler {
         public final LongAdder lost = new LongAdder();
         /** Occurrences not attempted: their lease or slot was no longer this node's. */
         public final LongAdder dropped = new LongAdder();
+        /** Occurrences whose key another transaction held, tried again later. */
+        public final LongAdder busy = new LongAdder();
+        /** Sessions of nodes whose leases had lapsed, ended by this one. */
+        public final LongAdder ended = new LongAdder();
         /** Leases lost. */
         public final LongAdder fenced = new LongAdder();
         /** Database calls failed and retried. */
@@ -220,7 +183,8 @@ public final class Scheduler {
         @Override
         public String toString() {
             return "fired " + fired + " ran " + ran + " failed " + failed + " lost " + lost
-                    + " dropped " + dropped + " fenced " + fenced + " retries " + retries
+                    + " dropped " + dropped + " busy " + busy + " ended " + ended
+                    + " fenced " + fenced + " retries " + retries
                     + " malformed " + malformed + " heard " + heard + " loads " + loads;
         }
     }
@@ -241,6 +205,10 @@ public final class Scheduler {
 
         private Builder(String name) {
             this.name = Objects.requireNonNull(name, "name");
+            if (name.isEmpty() || Database.applicationName(name).getBytes(StandardCharsets.UTF_8).length > 63) {
+                throw new IllegalArgumentException("a node's name has 1 to 42 bytes (UTF-8), so that its"
+                        + " sessions' application_name can name it: '" + name + "'");
+            }
         }
 
         /** The database, as a JDBC URL (jdbc:postgresql://...), with its user and password. */
@@ -287,7 +255,13 @@ public final class Scheduler {
             return this;
         }
 
-        /** The most runs one transaction records (512). */
+        /**
+         * The most runs one transaction records (512). Each run holds an
+         * advisory lock until its transaction ends, in the server's shared
+         * lock table ({@code max_locks_per_transaction} times about
+         * {@code max_connections} entries, some 7 800 by default): the
+         * nodes' runners times this must stay well within it.
+         */
         public Builder maxBatch(int n) {
             if (n < 1) {
                 throw new IllegalArgumentException("maxBatch must be at least 1");

@@ -43,6 +43,10 @@ CREATE TABLE IF NOT EXISTS wt_node (
     generation bigint NOT NULL,
     expires_at timestamptz NOT NULL
 );
+-- When the node took its current generation (joined or rejoined), by the
+-- database's clock.
+ALTER TABLE wt_node ADD COLUMN IF NOT EXISTS
+    registered_at timestamptz NOT NULL DEFAULT clock_timestamp();
 
 -- Any change of a job's row is a new version of it: a node that loaded
 -- an older one can no longer record a run of it.

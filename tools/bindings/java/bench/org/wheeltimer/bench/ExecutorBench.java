@@ -10,6 +10,8 @@ import io.netty.util.TimerTask;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -22,10 +24,12 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.ToLongFunction;
 
 import org.wheeltimer.WheelScheduledExecutor;
 import org.wheeltimer.WheelTimer;
@@ -57,6 +61,10 @@ import org.wheeltimer.WheelTimer;
  *     ran: median, 99th percentile, maximum.
  * <li>heap retained by 1 M cancelled tasks: 1 M tasks 30 s away, all
  *     cancelled; the heap in use after a collection, less that before.
+ * <li>monitoring reads: with the idle tasks pending (below), the CPU ns
+ *     of a call to {@code getQueue().size()}, {@code getActiveCount()} and
+ *     {@code getTaskCount()}, what a metrics library reads (both
+ *     executors are ThreadPoolExecutors; the floor is none).
  * <li>idle wake-ups: 100 K tasks an hour away; context switches per second
  *     of all the executor's threads.
  * </ul>
@@ -65,6 +73,8 @@ public final class ExecutorBench {
     private static final AtomicInteger FACTORIES = new AtomicInteger();
     private static final Runnable NOP = () -> { };
     private static final long REQUEST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** Where the monitoring reads' sum goes, so that the JIT keeps them. */
+    private static long readSink;
 
     private final boolean quick;
     private final int rounds;
@@ -218,8 +228,14 @@ public final class ExecutorBench {
         }
         double[] retained = new double[n];
         double[] wakeups = new double[n];
+        double[][] reads = new double[n][];
         for (int i = 0; i < n; i++) {
             retained[i] = with(configs.get(i), e -> retained(e, retainedTasks));
+            int k = i;
+            with(configs.get(i), e -> {
+                reads[k] = monitoringReads((ThreadPoolExecutor) e);
+                return 0;
+            });
             Named f = new Named();
             ScheduledExecutorService e = configs.get(i).make.apply(f);
             try {
@@ -269,6 +285,12 @@ public final class ExecutorBench {
         System.out.println(b.append(" — |"));
         row("heap retained by " + count(retainedTasks) + " cancelled tasks, MiB", retained, "%.1f");
         row("wake-ups per second, " + count(idleTasks) + " tasks an hour away", wakeups, "%.1f");
+        b = new StringBuilder("| monitoring read, CPU ns: queue size / active count / task count ("
+                              + count(idleTasks) + " pending) |");
+        for (int i = 0; i < n; i++) {
+            b.append(String.format(Locale.ROOT, " %.0f / %.0f / %.0f |", reads[i][0], reads[i][1], reads[i][2]));
+        }
+        System.out.println(b.append(" — |"));
         System.out.println("=== end");
     }
 
@@ -522,6 +544,37 @@ public final class ExecutorBench {
         for (ScheduledFuture<?> f : made) {
             f.cancel(false);
         }
+    }
+
+    /**
+     * CPU ns of this thread per call of each of a metrics library's reads,
+     * with the idle tasks pending and the pool's thread started.
+     */
+    private double[] monitoringReads(ThreadPoolExecutor e) throws Exception {
+        ScheduledExecutorService s = (ScheduledExecutorService) e;
+        for (int i = 0; i < idleTasks; i++) {
+            s.schedule(NOP, 1, TimeUnit.HOURS);
+        }
+        s.submit(NOP).get();
+        List<ToLongFunction<ThreadPoolExecutor>> reads = List.of(
+                x -> x.getQueue().size(), ThreadPoolExecutor::getActiveCount, ThreadPoolExecutor::getTaskCount);
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        int calls = quick ? 100_000 : 2_000_000;
+        double[] ns = new double[reads.size()];
+        long sum = 0;
+        for (int r = 0; r < ns.length; r++) {
+            ToLongFunction<ThreadPoolExecutor> read = reads.get(r);
+            for (int i = 0; i < calls; i++) {
+                sum += read.applyAsLong(e);
+            }
+            long start = mx.getCurrentThreadCpuTime();
+            for (int i = 0; i < calls; i++) {
+                sum += read.applyAsLong(e);
+            }
+            ns[r] = (mx.getCurrentThreadCpuTime() - start) / (double) calls;
+        }
+        readSink += sum;
+        return ns;
     }
 
     /** Context switches per second of the executor's threads, with many tasks pending and none due. */

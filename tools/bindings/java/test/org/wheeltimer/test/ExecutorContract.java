@@ -20,6 +20,7 @@ import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -29,9 +30,11 @@ import java.util.concurrent.Delayed;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -44,6 +47,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The contract, drawn from what the JSR-166 TCK's ScheduledExecutorTest
@@ -73,6 +77,17 @@ abstract class ExecutorContract {
     abstract boolean continuePeriodicAfterShutdown(ScheduledExecutorService e);
 
     abstract void setContinuePeriodicAfterShutdown(ScheduledExecutorService e, boolean value);
+
+    /* And its policy on cancelled tasks. */
+
+    abstract boolean removeOnCancel(ScheduledExecutorService e);
+
+    abstract void setRemoveOnCancel(ScheduledExecutorService e, boolean value);
+
+    /** Both executors are ThreadPoolExecutors: what monitoring and configuration read and set. */
+    static ThreadPoolExecutor pool(ScheduledExecutorService e) {
+        return assertInstanceOf(ThreadPoolExecutor.class, e);
+    }
 
     /** Threads that record what they made, so that the test can see them end. */
     static final class Threads implements ThreadFactory {
@@ -104,6 +119,41 @@ abstract class ExecutorContract {
         executors.add(e);
         factories.add(threads);
         return e;
+    }
+
+    /** A factory given to an executor later (setThreadFactory): its threads must end too. */
+    Threads threads() {
+        Threads t = new Threads();
+        factories.add(t);
+        return t;
+    }
+
+    /**
+     * {@code n} tasks that hold {@code n} threads of {@code e} until
+     * {@link #release}: started once the constructor returns.
+     */
+    static final class Blockers {
+        final CountDownLatch started;
+        final CountDownLatch release = new CountDownLatch(1);
+        final List<Future<?>> futures = new ArrayList<>();
+
+        Blockers(ScheduledExecutorService e, int n) {
+            started = new CountDownLatch(n);
+            for (int i = 0; i < n; i++) {
+                futures.add(e.submit(() -> {
+                    started.countDown();
+                    return release.await(Probe.LIMIT_SECONDS, TimeUnit.SECONDS);
+                }));
+            }
+            await(started);
+        }
+
+        void release() throws Exception {
+            release.countDown();
+            for (Future<?> f : futures) {
+                assertEquals(Boolean.TRUE, get(f), "released, not timed out");
+            }
+        }
     }
 
     /** Every executor terminates, and every thread it made ends. */
@@ -768,7 +818,10 @@ abstract class ExecutorContract {
     /**
      * After shutdown(), delayed tasks run or are cancelled as one policy says,
      * periodic tasks go on or are cancelled as the other says; the executor
-     * terminates once nothing is left.
+     * terminates once nothing is left. A delayed task that the policy is to
+     * cancel is an hour away, so that it is not yet due at shutdown() at
+     * any speed (one due by then runs whatever the policy says), as the
+     * TCK's testShutdown_cancellation has it.
      */
     @ParameterizedTest(name = "delayed run: {0}, periodic go on: {1}")
     @CsvSource({"true, false", "true, true", "false, false", "false, true"})
@@ -782,7 +835,7 @@ abstract class ExecutorContract {
         AtomicInteger delayedRuns = new AtomicInteger();
         ScheduledFuture<?> delayed = e.schedule(() -> {
             delayedRuns.incrementAndGet();
-        }, 3 * p, TimeUnit.NANOSECONDS);
+        }, keepDelayed ? 3 * p : TimeUnit.HOURS.toNanos(1), TimeUnit.NANOSECONDS);
         AtomicInteger rateRuns = new AtomicInteger();
         AtomicInteger delayRuns = new AtomicInteger();
         ScheduledFuture<?> rate = e.scheduleAtFixedRate(rateRuns::incrementAndGet, p, p,
@@ -902,6 +955,30 @@ abstract class ExecutorContract {
         assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
     }
 
+    /**
+     * shutdown() cancels at once the periodic tasks that wait for a thread,
+     * as those that wait for their time (the TCK's
+     * testShutdown_cancellation): here two due at once while the one
+     * thread is busy.
+     */
+    @Test
+    void shutdownCancelsAtOnceAPeriodicTaskWaitingForAThread() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        Blockers running = new Blockers(e, 1);
+        AtomicInteger ran = new AtomicInteger();
+        ScheduledFuture<?> rate = e.scheduleAtFixedRate(ran::incrementAndGet, 0, 1, TimeUnit.HOURS);
+        ScheduledFuture<?> delay = e.scheduleWithFixedDelay(ran::incrementAndGet, 0, 1, TimeUnit.HOURS);
+        // Past their time: a timer would have handed them over by now (the
+        // assertions hold either way).
+        Probe.sleep(20);
+        e.shutdown();
+        assertTrue(rate.isCancelled(), "fixed rate");
+        assertTrue(delay.isCancelled(), "fixed delay");
+        running.release();
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(0, ran.get());
+    }
+
     @Test
     void settingAPolicyToFalseAfterShutdownCancelsThen() throws Exception {
         ScheduledExecutorService e = executor(1);
@@ -984,6 +1061,7 @@ abstract class ExecutorContract {
         }
         List<Runnable> returned = e.shutdownNow();
         assertTrue(e.isShutdown());
+        assertTrue(pool(e).getQueue().isEmpty(), "drained");
         Set<Object> got = Collections.newSetFromMap(new IdentityHashMap<>());
         got.addAll(returned);
         assertEquals(returned.size(), got.size(), "each returned once");
@@ -996,6 +1074,7 @@ abstract class ExecutorContract {
         assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
         assertEquals(threads, interrupted.get(), "the running tasks were interrupted");
         assertEquals(0, ran.get());
+        assertEquals(threads, pool(e).getCompletedTaskCount(), "the running tasks completed, no other");
         for (Future<?> f : running) {
             assertTrue(f.isDone());
         }
@@ -1034,6 +1113,348 @@ abstract class ExecutorContract {
         get(used.schedule(() -> { }, 1, TimeUnit.MILLISECONDS));
         assertEquals(List.of(), used.shutdownNow());
         assertTrue(used.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+    }
+
+    /*
+     * ThreadPoolExecutor's face: what monitoring reads (sizes, counts, the
+     * queue), removal and purge, the handler, the factory. Counts are
+     * asserted where nothing moves: no task is being handed over.
+     */
+
+    @Test
+    void theCountsMonitoringReadsAreExact() throws Exception {
+        ScheduledExecutorService e = executor(2);
+        ThreadPoolExecutor p = pool(e);
+        setRemoveOnCancel(e, true);
+        assertEquals(2, p.getCorePoolSize());
+        assertEquals(0, p.getPoolSize());
+        assertEquals(0, p.getActiveCount());
+        assertEquals(0, p.getLargestPoolSize());
+        assertEquals(0, p.getCompletedTaskCount());
+        assertEquals(0, p.getTaskCount());
+        assertEquals(0, p.getQueue().size());
+        Blockers running = new Blockers(e, 2);
+        List<Future<?>> queued = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            queued.add(e.submit(() -> { }));
+        }
+        List<ScheduledFuture<?>> delayed = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            delayed.add(e.schedule(() -> { }, 1, TimeUnit.HOURS));
+        }
+        assertEquals(2, p.getPoolSize());
+        assertEquals(2, p.getActiveCount());
+        assertEquals(2, p.getLargestPoolSize());
+        assertEquals(0, p.getCompletedTaskCount());
+        assertEquals(3 + 4, p.getQueue().size(), "queued for a thread, and delayed");
+        assertEquals(2 + 3 + 4, p.getTaskCount(), "running, queued, delayed");
+        assertTrue(delayed.get(0).cancel(false));
+        assertTrue(queued.get(0).cancel(false));
+        assertEquals(2 + 3, p.getQueue().size(), "cancelled tasks leave the queue (removeOnCancel)");
+        assertEquals(2 + 2 + 3, p.getTaskCount());
+        running.release();
+        for (Future<?> f : queued.subList(1, 3)) {
+            get(f);
+        }
+        Probe.eventually(() -> p.getCompletedTaskCount() == 4 && p.getActiveCount() == 0,
+                         "the pool completes the running and the queued tasks");
+        assertEquals(3, p.getQueue().size(), "the delayed tasks wait");
+        assertEquals(4 + 3, p.getTaskCount(), "completed, delayed");
+        assertEquals(2, p.getPoolSize(), "the core threads stay");
+        assertEquals(2, p.getLargestPoolSize());
+    }
+
+    /**
+     * Every due task waiting for the one thread is counted once, wherever it
+     * waits (on WheelScheduledExecutor, in the wheel until the timer's
+     * worker hands it to the pool's queue, then there).
+     */
+    @Test
+    void dueTasksWaitingForAThreadAreCountedOnceEach() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        ThreadPoolExecutor p = pool(e);
+        Blockers running = new Blockers(e, 1);
+        int n = 200;
+        List<ScheduledFuture<?>> due = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            due.add(e.schedule(() -> { }, i % 20, TimeUnit.MILLISECONDS));
+        }
+        Probe.eventually(() -> due.stream().allMatch(f -> f.getDelay(TimeUnit.NANOSECONDS) <= 0)
+                         && p.getQueue().size() == n && p.getTaskCount() == n + 1,
+                         n + " tasks due, queued once each");
+        running.release();
+        for (ScheduledFuture<?> f : due) {
+            get(f);
+        }
+        Probe.eventually(() -> p.getCompletedTaskCount() == n + 1, "every task completed");
+        assertEquals(0, p.getQueue().size());
+        assertEquals(n + 1, p.getTaskCount());
+    }
+
+    /** A periodic task waits in the queue between its runs, and is not in it during one. */
+    @ParameterizedTest(name = "fixed rate: {0}")
+    @ValueSource(booleans = {true, false})
+    void aPeriodicTaskIsQueuedBetweenItsRunsNotDuringThem(boolean fixedRate) throws Exception {
+        ScheduledExecutorService e = executor(1);
+        ThreadPoolExecutor p = pool(e);
+        BlockingQueue<Runnable> q = p.getQueue();
+        CountDownLatch inRun = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        Runnable task = () -> {
+            runs.incrementAndGet();
+            inRun.countDown();
+            await(release);
+        };
+        ScheduledFuture<?> f = fixedRate ? e.scheduleAtFixedRate(task, 0, 1, TimeUnit.HOURS)
+                : e.scheduleWithFixedDelay(task, 0, 1, TimeUnit.HOURS);
+        await(inRun);
+        assertEquals(0, q.size(), "its run is under way");
+        assertFalse(q.contains(f));
+        assertEquals(1, p.getTaskCount());
+        release.countDown();
+        Probe.eventually(() -> p.getActiveCount() == 0, "the run ends");
+        assertEquals(1, q.size(), "it waits for its next run");
+        assertTrue(q.contains(f));
+        assertEquals(1, runs.get());
+        assertEquals(1, p.getCompletedTaskCount());
+        assertEquals(2, p.getTaskCount(), "one run completed, the next waiting");
+    }
+
+    /**
+     * The queue holds exactly the tasks waiting, for their time or for a
+     * thread; its head is the earliest. (ScheduledThreadPoolExecutor's
+     * iterates in its heap's order; WheelScheduledExecutorTest checks that
+     * WheelScheduledExecutor's iterates in deadline order.)
+     */
+    @Test
+    void theQueueHoldsTheWaitingTasksEarliestFirst() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        BlockingQueue<Runnable> q = pool(e).getQueue();
+        Blockers running = new Blockers(e, 1);
+        assertTrue(q.isEmpty(), "a running task is not queued");
+        Future<?> due = e.submit(() -> { });
+        List<ScheduledFuture<?>> delayed = new ArrayList<>();
+        for (int minutes : new int[] {50, 10, 40, 20, 30}) {
+            delayed.add(e.schedule(() -> { }, 60 + minutes, TimeUnit.MINUTES));
+        }
+        assertEquals(6, q.size());
+        Set<Object> want = Collections.newSetFromMap(new IdentityHashMap<>());
+        want.add(due);
+        want.addAll(delayed);
+        Set<Object> got = Collections.newSetFromMap(new IdentityHashMap<>());
+        got.addAll(q);
+        assertEquals(want, got, "the waiting tasks, each once");
+        for (Object f : want) {
+            assertTrue(q.contains(f));
+        }
+        assertFalse(q.contains(running.futures.get(0)));
+        assertSame(due, q.peek(), "the head: the task due, waiting for the thread");
+        assertTrue(q.remove(due));
+        assertSame(delayed.get(1), q.peek(), "then the earliest delayed one");
+        assertTrue(pool(e).remove((Runnable) delayed.get(1)));
+        assertSame(delayed.get(3), q.peek());
+        assertEquals(4, q.size());
+        running.release();
+    }
+
+    @Test
+    void removeTakesOutAWaitingTaskWhichThenNeverRuns() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        ThreadPoolExecutor p = pool(e);
+        Blockers running = new Blockers(e, 1);
+        AtomicInteger ran = new AtomicInteger();
+        Runnable r = ran::incrementAndGet;
+        Future<?> queued = e.submit(r);
+        ScheduledFuture<?> delayed = e.schedule(r, 1, TimeUnit.HOURS);
+        ScheduledFuture<?> periodic = e.scheduleAtFixedRate(r, 1, 1, TimeUnit.HOURS);
+        ScheduledFuture<?> viaQueue = e.schedule(r, 2, TimeUnit.HOURS);
+        assertFalse(p.remove((Runnable) running.futures.get(0)), "a running task does not wait");
+        assertTrue(p.remove((Runnable) queued));
+        assertFalse(p.remove((Runnable) queued), "removed once");
+        assertTrue(p.remove((Runnable) delayed));
+        assertTrue(p.remove((Runnable) periodic));
+        assertTrue(p.getQueue().remove(viaQueue));
+        for (Future<?> f : List.of(queued, delayed, periodic, viaQueue)) {
+            assertFalse(p.getQueue().contains(f));
+        }
+        assertEquals(0, p.getQueue().size());
+        assertEquals(1, p.getTaskCount(), "the running task");
+        assertFalse(p.remove(r), "not a task of the executor: it took a future of it");
+        running.release();
+        e.shutdown();
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS), "nothing removed holds it up");
+        assertEquals(0, ran.get());
+        assertEquals(1, p.getCompletedTaskCount());
+    }
+
+    @Test
+    void purgeTakesTheCancelledTasksOut() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        ThreadPoolExecutor p = pool(e);
+        assertFalse(removeOnCancel(e), "the default, ScheduledThreadPoolExecutor's");
+        Blockers running = new Blockers(e, 1);
+        List<Future<?>> kept = new ArrayList<>();
+        List<Future<?>> cancelled = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            kept.add(e.submit(() -> { }));
+            cancelled.add(e.submit(() -> { }));
+            kept.add(e.schedule(() -> { }, 1, TimeUnit.HOURS));
+            cancelled.add(e.schedule(() -> { }, 1, TimeUnit.HOURS));
+        }
+        for (Future<?> f : cancelled) {
+            assertTrue(f.cancel(false));
+        }
+        p.purge();
+        BlockingQueue<Runnable> q = p.getQueue();
+        assertEquals(kept.size(), q.size());
+        assertEquals(1 + kept.size(), p.getTaskCount());
+        for (Future<?> f : cancelled) {
+            assertFalse(q.contains(f));
+        }
+        for (Future<?> f : kept) {
+            assertTrue(q.contains(f));
+        }
+        running.release();
+    }
+
+    @Test
+    void withRemoveOnCancelACancelledTaskLeavesTheQueueAtOnce() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        ThreadPoolExecutor p = pool(e);
+        setRemoveOnCancel(e, true);
+        assertTrue(removeOnCancel(e));
+        Blockers running = new Blockers(e, 1);
+        Future<?> queued = e.submit(() -> { });
+        ScheduledFuture<?> delayed = e.schedule(() -> { }, 1, TimeUnit.HOURS);
+        ScheduledFuture<?> periodic = e.scheduleWithFixedDelay(() -> { }, 1, 1, TimeUnit.HOURS);
+        assertEquals(3, p.getQueue().size());
+        for (Future<?> f : List.of(queued, delayed, periodic)) {
+            assertTrue(f.cancel(false));
+            assertFalse(p.getQueue().contains(f));
+        }
+        assertEquals(0, p.getQueue().size());
+        assertEquals(1, p.getTaskCount());
+        setRemoveOnCancel(e, false);
+        assertFalse(removeOnCancel(e));
+        running.release();
+    }
+
+    @Test
+    void theRejectionHandlerIsCalledWithTheRefusedFutureAndTheExecutor() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        ThreadPoolExecutor p = pool(e);
+        assertInstanceOf(ThreadPoolExecutor.AbortPolicy.class, p.getRejectedExecutionHandler());
+        List<Runnable> refused = Collections.synchronizedList(new ArrayList<>());
+        List<ThreadPoolExecutor> by = Collections.synchronizedList(new ArrayList<>());
+        RejectedExecutionHandler recorder = (r, x) -> {
+            refused.add(r);
+            by.add(x);
+        };
+        p.setRejectedExecutionHandler(recorder);
+        assertSame(recorder, p.getRejectedExecutionHandler());
+        assertEquals("ran", get(e.submit(() -> "ran")));
+        assertEquals("later", get(e.schedule(() -> "later", 1, TimeUnit.MILLISECONDS)));
+        assertEquals(0, refused.size(), "not called while the executor takes tasks");
+        e.shutdown();
+        AtomicInteger ran = new AtomicInteger();
+        Runnable r = ran::incrementAndGet;
+        e.execute(r);
+        assertEquals(1, refused.size());
+        List<Future<?>> returned = List.of(e.submit(r), e.submit(() -> "c"), e.schedule(r, 1, TimeUnit.SECONDS),
+                                           e.schedule(() -> "c", 1, TimeUnit.SECONDS),
+                                           e.scheduleAtFixedRate(r, 0, 1, TimeUnit.SECONDS),
+                                           e.scheduleWithFixedDelay(r, 1, 1, TimeUnit.SECONDS));
+        assertEquals(1 + returned.size(), refused.size(), "once per submission");
+        for (int i = 0; i < returned.size(); i++) {
+            assertSame(returned.get(i), refused.get(1 + i), "called with the future it returns");
+            assertFalse(returned.get(i).isDone(), "refused, never run");
+        }
+        for (ThreadPoolExecutor x : by) {
+            assertSame(p, x);
+        }
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(0, ran.get());
+        assertThrows(NullPointerException.class, () -> p.setRejectedExecutionHandler(null));
+    }
+
+    @Test
+    void theThreadFactoryMakesThePoolsThreadsAndTheOneSetTheNextOnes() throws Exception {
+        Threads first = new Threads();
+        ScheduledExecutorService e = executor(1, first);
+        ThreadPoolExecutor p = pool(e);
+        assertSame(first, p.getThreadFactory());
+        Threads second = threads();
+        p.setThreadFactory(second);
+        assertSame(second, p.getThreadFactory());
+        Thread ranOn = get(e.submit(Thread::currentThread));
+        assertTrue(second.made.contains(ranOn), "the pool's new thread comes from the factory set");
+        assertThrows(NullPointerException.class, () -> p.setThreadFactory(null));
+    }
+
+    @ParameterizedTest(name = "shutdownNow: {0}")
+    @ValueSource(booleans = {false, true})
+    void isTerminatingBetweenShutdownAndTermination(boolean now) throws Exception {
+        ScheduledExecutorService e = executor(1);
+        ThreadPoolExecutor p = pool(e);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        e.execute(() -> {
+            started.countDown();
+            // Deaf to shutdownNow()'s interrupt.
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(Probe.LIMIT_SECONDS);
+            while (release.getCount() != 0 && System.nanoTime() < end) {
+                try {
+                    release.await(Probe.LIMIT_SECONDS, TimeUnit.SECONDS);
+                } catch (InterruptedException x) {
+                    // again
+                }
+            }
+        });
+        await(started);
+        assertFalse(p.isTerminating(), "running");
+        if (now) {
+            e.shutdownNow();
+        } else {
+            e.shutdown();
+        }
+        assertTrue(p.isTerminating(), "shut down, a task still running");
+        assertFalse(p.isTerminated());
+        release.countDown();
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertFalse(p.isTerminating(), "terminated");
+        assertTrue(p.isTerminated());
+    }
+
+    @Test
+    void setCorePoolSizeGrowsThePool() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        ThreadPoolExecutor p = pool(e);
+        assertEquals(1, p.getCorePoolSize());
+        p.setCorePoolSize(3);
+        assertEquals(3, p.getCorePoolSize());
+        // Three tasks that wait for each other: they need three threads at once.
+        CyclicBarrier all = new CyclicBarrier(3);
+        List<Future<?>> futures = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            futures.add(e.submit(() -> all.await(Probe.LIMIT_SECONDS, TimeUnit.SECONDS)));
+        }
+        for (Future<?> f : futures) {
+            get(f);
+        }
+        assertEquals(3, p.getPoolSize());
+        assertEquals(3, p.getLargestPoolSize());
+    }
+
+    /** As ScheduledThreadPoolExecutor(0): a thread starts when a task comes. */
+    @Test
+    void aPoolOfNoCoreThreadStartsOneForATask() throws Exception {
+        Threads threads = new Threads();
+        ScheduledExecutorService e = executor(0, threads);
+        assertEquals(0, pool(e).getCorePoolSize());
+        assertEquals("now", get(e.submit(() -> "now")));
+        assertEquals("later", get(e.schedule(() -> "later", 5, TimeUnit.MILLISECONDS)));
+        assertTrue(threads.made.contains(get(e.submit(Thread::currentThread))));
     }
 
     /* invokeAll, invokeAny. */

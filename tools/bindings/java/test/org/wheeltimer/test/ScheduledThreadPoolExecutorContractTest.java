@@ -44,4 +44,14 @@ class ScheduledThreadPoolExecutorContractTest extends ExecutorContract {
     void setContinuePeriodicAfterShutdown(ScheduledExecutorService e, boolean value) {
         ((ScheduledThreadPoolExecutor) e).setContinueExistingPeriodicTasksAfterShutdownPolicy(value);
     }
+
+    @Override
+    boolean removeOnCancel(ScheduledExecutorService e) {
+        return ((ScheduledThreadPoolExecutor) e).getRemoveOnCancelPolicy();
+    }
+
+    @Override
+    void setRemoveOnCancel(ScheduledExecutorService e, boolean value) {
+        ((ScheduledThreadPoolExecutor) e).setRemoveOnCancelPolicy(value);
+    }
 }

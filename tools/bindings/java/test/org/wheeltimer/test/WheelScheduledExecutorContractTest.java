@@ -44,4 +44,14 @@ class WheelScheduledExecutorContractTest extends ExecutorContract {
     void setContinuePeriodicAfterShutdown(ScheduledExecutorService e, boolean value) {
         ((WheelScheduledExecutor) e).setContinueExistingPeriodicTasksAfterShutdownPolicy(value);
     }
+
+    @Override
+    boolean removeOnCancel(ScheduledExecutorService e) {
+        return ((WheelScheduledExecutor) e).getRemoveOnCancelPolicy();
+    }
+
+    @Override
+    void setRemoveOnCancel(ScheduledExecutorService e, boolean value) {
+        ((WheelScheduledExecutor) e).setRemoveOnCancelPolicy(value);
+    }
 }

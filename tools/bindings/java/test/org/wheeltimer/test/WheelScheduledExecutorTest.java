@@ -17,8 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -27,8 +29,11 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,6 +41,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.wheeltimer.WheelScheduledExecutor;
 import org.wheeltimer.WheelTimerStats;
 
@@ -174,14 +181,16 @@ class WheelScheduledExecutorTest {
 
     /**
      * A cancelled task leaves the executor's count at the cancel and the engine and
-     * the heap at the timer worker's next round, which the executor asks for
-     * (ScheduledThreadPoolExecutor keeps it until its delay has passed,
-     * unless setRemoveOnCancelPolicy(true)).
+     * the heap at the timer worker's next round, which the executor asks for,
+     * whatever the remove-on-cancel policy says (ScheduledThreadPoolExecutor
+     * keeps it until its delay has passed, unless the policy is true).
      */
-    @Test
-    void cancelledTasksLeaveTheEngineAndTheHeap() {
+    @ParameterizedTest(name = "removeOnCancel: {0}")
+    @ValueSource(booleans = {false, true})
+    void cancelledTasksLeaveTheEngineAndTheHeap(boolean removeOnCancel) {
         WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
-        assertTrue(e.getRemoveOnCancelPolicy());
+        assertFalse(e.getRemoveOnCancelPolicy(), "ScheduledThreadPoolExecutor's default");
+        e.setRemoveOnCancelPolicy(removeOnCancel);
         int n = 5000;
         List<WeakReference<ScheduledFuture<?>>> refs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
@@ -194,6 +203,7 @@ class WheelScheduledExecutorTest {
             assertTrue(f != null && f.cancel(false));
         }
         assertEquals(0, e.pendingTasks(), "out of the count at the cancel");
+        assertEquals(0, e.getQueue().size(), "and out of the queue");
         // Only then stats(), which has the worker take the cancels itself.
         Probe.eventually(() -> {
             System.gc();
@@ -321,10 +331,114 @@ class WheelScheduledExecutorTest {
         assertNotEquals(0, ours.compareTo(e.schedule(() -> { }, 1, TimeUnit.HOURS)));
     }
 
+    /**
+     * The queue view iterates in deadline order, whatever the order of the
+     * schedules: first the tasks due, waiting for the thread (in the order
+     * they were queued), then those in the wheel; removing a task through
+     * it (or remove()) cancels it, where ScheduledThreadPoolExecutor leaves
+     * the future of a task it removed not done for ever.
+     */
+    @Test
+    void theQueueIsInDeadlineOrderAndRemovingATaskCancelsIt() throws Exception {
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
+        BlockingQueue<Runnable> q = e.getQueue();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        e.execute(() -> {
+            started.countDown();
+            Probe.await(release, "the release");
+        });
+        Probe.await(started, "the blocking task");
+        List<ScheduledFuture<?>> want = new ArrayList<>();
+        want.add(e.schedule(() -> { }, 0, TimeUnit.SECONDS));
+        want.add(e.schedule(() -> { }, -1, TimeUnit.SECONDS));
+        int[] minutes = {7, 3, 9, 1, 5, 8, 2, 6, 4};
+        ScheduledFuture<?>[] delayed = new ScheduledFuture<?>[10];
+        for (int m : minutes) {
+            delayed[m] = m == 5 ? e.scheduleAtFixedRate(() -> { }, m, 60, TimeUnit.MINUTES)
+                    : m == 6 ? e.scheduleWithFixedDelay(() -> { }, m, 60, TimeUnit.MINUTES)
+                    : e.schedule(() -> { }, m, TimeUnit.MINUTES);
+        }
+        for (int m = 1; m <= 9; m++) {
+            want.add(delayed[m]);
+        }
+        assertEquals(want, new ArrayList<>(q), "deadline order");
+        assertEquals(want.size(), q.size());
+        assertSame(want.get(0), q.peek());
+        Iterator<Runnable> it = q.iterator();
+        it.next();
+        it.next();
+        assertSame(delayed[1], it.next());
+        it.remove();
+        assertTrue(delayed[1].isCancelled(), "removed through the iterator: cancelled");
+        assertTrue(e.remove((Runnable) delayed[2]));
+        assertTrue(delayed[2].isCancelled(), "remove(): cancelled");
+        assertTrue(q.remove(delayed[5]));
+        assertTrue(delayed[5].isCancelled(), "a fixed-rate task removed from the queue: cancelled");
+        assertSame(want.get(0), q.poll(), "poll() takes the head");
+        assertTrue(want.get(0).isCancelled());
+        List<Runnable> drained = new ArrayList<>();
+        assertEquals(want.size() - 4, q.drainTo(drained));
+        assertEquals(List.of(want.get(1), delayed[3], delayed[4], delayed[6], delayed[7], delayed[8], delayed[9]),
+                     drained);
+        for (Runnable r : drained) {
+            assertTrue(((ScheduledFuture<?>) r).isCancelled());
+        }
+        assertTrue(q.isEmpty());
+        assertEquals(0, e.pendingTasks());
+        assertThrows(UnsupportedOperationException.class, () -> q.offer(() -> { }));
+        assertThrows(UnsupportedOperationException.class, q::take);
+        release.countDown();
+    }
+
+    /**
+     * Refused by the limit, a delayed task goes to the rejection handler;
+     * one that returns (DiscardPolicy) gets the future back, never done,
+     * whose cancel() leaves the timer's count of pending timeouts alone
+     * (the timer never had it).
+     */
+    @Test
+    void aFutureRefusedByTheLimitGoesToTheHandlerAndCancelsHarmlessly() {
+        WheelScheduledExecutor e = track(WheelScheduledExecutor.builder().maxPendingTimeouts(2)
+                                                 .rejectedExecutionHandler(new ThreadPoolExecutor.DiscardPolicy())
+                                                 .build());
+        e.schedule(() -> { }, 1, TimeUnit.HOURS);
+        e.schedule(() -> { }, 1, TimeUnit.HOURS);
+        assertEquals(0, e.getQueue().remainingCapacity());
+        ScheduledFuture<?> refused = e.schedule(() -> { }, 1, TimeUnit.HOURS);
+        assertFalse(refused.isDone());
+        assertEquals(2, e.getQueue().size());
+        assertTrue(refused.cancel(false));
+        assertEquals(0, e.getQueue().remainingCapacity(), "the two pending still fill the limit");
+        assertEquals(2, e.pendingTasks());
+    }
+
+    /** With a caller's executor the pool starts no thread; the queue holds the delayed tasks. */
+    @Test
+    void withACallersExecutorThePoolStartsNoThread() throws Exception {
+        Manual theirs = new Manual();
+        WheelScheduledExecutor e = track(WheelScheduledExecutor.builder().executor(theirs).build());
+        ScheduledFuture<?> given = e.schedule(() -> { }, 0, TimeUnit.SECONDS);
+        ScheduledFuture<?> delayed = e.schedule(() -> { }, 1, TimeUnit.HOURS);
+        assertEquals(List.of(delayed), new ArrayList<>(e.getQueue()), "the task given to them is out of sight");
+        assertEquals(1, e.getQueue().size());
+        assertEquals(1, e.getTaskCount());
+        assertEquals(1, theirs.drain());
+        assertTrue(given.isDone());
+        assertEquals(0, e.getPoolSize());
+        assertEquals(0, e.getLargestPoolSize());
+        assertEquals(0, e.getCompletedTaskCount());
+    }
+
     @Test
     void theBuilderRefusesBadArguments() {
-        assertThrows(IllegalArgumentException.class, () -> WheelScheduledExecutor.builder().poolSize(0));
-        assertThrows(IllegalArgumentException.class, () -> new WheelScheduledExecutor(0));
+        assertThrows(IllegalArgumentException.class, () -> WheelScheduledExecutor.builder().poolSize(-1));
+        assertThrows(IllegalArgumentException.class, () -> new WheelScheduledExecutor(-1));
+        assertThrows(NullPointerException.class, () -> new WheelScheduledExecutor(1, (ThreadFactory) null));
+        assertThrows(NullPointerException.class,
+                     () -> new WheelScheduledExecutor(1, (RejectedExecutionHandler) null));
+        assertThrows(NullPointerException.class,
+                     () -> WheelScheduledExecutor.builder().rejectedExecutionHandler(null));
         assertThrows(IllegalArgumentException.class,
                      () -> WheelScheduledExecutor.builder().resolution(0, TimeUnit.SECONDS));
         assertThrows(IllegalArgumentException.class,

@@ -38,22 +38,30 @@ import org.wheeltimer.scheduler.test.NodeMain;
 import org.wheeltimer.scheduler.test.NodeProcess;
 
 /**
- * {@code BenchMain OUTDIR [--quick]}, run by {@code pg-run --bench}: three
- * node JVMs of each scheduler in turn on the same server, each step with
- * the same one-shot jobs (due uniformly over {@code D} seconds at a rate
- * across the cluster, at whole milliseconds), inserted before the nodes
- * start. A job's lateness is its start (the handler's first instruction)
- * minus its scheduled time, noted by each node in a file
- * ({@link org.wheeltimer.scheduler.test.Recorder}). Each step begins with
- * {@value #WARMUP_S} s of jobs at its rate that are not counted (the JVMs
- * are new: their JIT warms up), then measures {@code D} seconds. Rates climb
+ * {@code BenchMain OUTDIR [--quick] [--runs N]}, run by
+ * {@code pg-run --bench}: three node JVMs of each scheduler in turn on the
+ * same server, each step with the same one-shot jobs (due uniformly over
+ * {@code D} seconds at a rate across the cluster, at whole milliseconds),
+ * inserted before the nodes start (Quartz's lock rows too, so that its
+ * nodes do not race to create them). A job's lateness is its start (the
+ * handler's first instruction) minus its scheduled time, noted by each
+ * node in a file ({@link org.wheeltimer.scheduler.test.Recorder}); a job
+ * that starts before its time is counted apart, as early, and left out of
+ * the lateness. Each step begins with {@value #WARMUP_S} s of jobs at its
+ * rate that are not counted (the JVMs are new: their JIT warms up, and
+ * Quartz's nodes check in), then measures {@code D} seconds. Rates climb
  * 100, 300, 1 000, 3 000, 10 000, 30 000 a second until the p99 reaches a
- * second (100, 1 000 and 10 000 are always measured); a job not run within
+ * second; past that rate a scheduler is still measured at the table's
+ * rates (100, 1 000 and 10 000) up to ten times it. A job not run within
  * 30 s after the last is due counts as infinitely late. Then at 1 000 a
- * second, one node is killed (kill -9) 7 s in: the time until every job due
- * in the second after the kill has started, jobs not run within a minute
- * after the last was due, and jobs run twice.
- * --quick: 100 and 1 000 a second for 3 s, no kill: a smoke run.
+ * second, one node is killed (kill -9) 7 s in: the time until every job
+ * due in the second after the kill has started, jobs not run within a
+ * minute after the last was due, and jobs run twice. All of it N times
+ * ({@code --runs}, 3), the schedulers' steps taking turns, so that a load
+ * the machine carries meanwhile falls on both; the table gives each
+ * figure's median over the runs and the p99's spread, and each step's
+ * machine load (the 1-minute load average at its start and end).
+ * --quick: 100 and 1 000 a second for 3 s, one run, no kill: a smoke run.
  */
 public final class BenchMain {
     private static final String WT_DB = "bench_wt";
@@ -61,7 +69,7 @@ public final class BenchMain {
     private static final List<String> SCHEDULERS = List.of("wheeltimer", "quartz");
     private static final long CAP_US = 30_000_000;
     private static final long SUSTAINED_P99_US = 1_000_000;
-    private static final int WARMUP_S = 3;
+    private static final int WARMUP_S = 10;
     /* The loggers quietened here (java.util.logging keeps them weakly). */
     private static final List<java.util.logging.Logger> QUIET = List.of(
             java.util.logging.Logger.getLogger("org.quartz"),
@@ -76,9 +84,10 @@ public final class BenchMain {
 
     /** One step's result. */
     record Step(String scheduler, int rate, int jobs, long p50, long p99, long max, int notRun,
-                int twice, long wheelP50, long wheelP99, double statementsPerS, double lockingPerS, double transactionsPerS,
-                double rowsPerS, double waitingPercent, double meanWaiters, long maxWaiters,
-                double otherWaitingPercent, boolean lateStart) {
+                int twice, int early, long earliest, long wheelP50, long wheelP99, double statementsPerS,
+                double lockingPerS, double transactionsPerS, double rowsPerS, double waitingPercent,
+                double meanWaiters, long maxWaiters, double otherWaitingPercent, boolean lateStart,
+                double loadBefore, double loadAfter) {
         boolean sustained() {
             return notRun == 0 && p99 < SUSTAINED_P99_US && !lateStart;
         }
@@ -97,37 +106,51 @@ public final class BenchMain {
         QUIET.forEach(l -> l.setLevel(java.util.logging.Level.WARNING));
         Path out = Path.of(args[0]);
         Files.createDirectories(out);
-        boolean quick = Arrays.asList(args).contains("--quick");
+        List<String> options = Arrays.asList(args);
+        boolean quick = options.contains("--quick");
+        int runs = options.contains("--runs") ? Integer.parseInt(options.get(options.indexOf("--runs") + 1))
+                : quick ? 1 : 3;
         BenchMain b = new BenchMain(System.getenv("WT_PG_URL"), System.getenv("PGUSER"),
                                     System.getenv("PGPASSWORD"), out);
         b.setup();
         int seconds = quick ? 3 : 10;
         List<Integer> ladder = quick ? List.of(100, 1000) : List.of(100, 300, 1000, 3000, 10000, 30000);
         List<Integer> table = quick ? List.of(100, 1000) : List.of(100, 1000, 10000);
-        Map<String, Step> steps = new LinkedHashMap<>();
-        Map<String, Integer> sustained = new HashMap<>();
-        Map<String, Boolean> failed = new HashMap<>();
-        for (int rate : ladder) {
-            for (String s : SCHEDULERS) {
-                if (failed.getOrDefault(s, false) && !table.contains(rate)) {
-                    continue;
-                }
-                Step st = b.step(s, rate, seconds);
-                steps.put(s + "@" + rate, st);
-                if (!failed.getOrDefault(s, false) && st.sustained()) {
-                    sustained.put(s, rate);
-                } else {
-                    failed.put(s, true);
+        List<Run> results = new ArrayList<>();
+        for (int run = 1; run <= runs; run++) {
+            b.say("# run " + run + " of " + runs);
+            Map<String, Step> steps = new LinkedHashMap<>();
+            Map<String, Integer> sustained = new HashMap<>();
+            Map<String, Integer> missed = new HashMap<>();
+            for (int rate : ladder) {
+                for (String s : SCHEDULERS) {
+                    Integer m = missed.get(s);
+                    if (m != null && (!table.contains(rate) || rate > 10 * m)) {
+                        continue;
+                    }
+                    Step st = b.step(s, rate, seconds);
+                    steps.put(s + "@" + rate, st);
+                    if (m == null && st.sustained()) {
+                        sustained.put(s, rate);
+                    } else if (m == null) {
+                        missed.put(s, rate);
+                    }
                 }
             }
-        }
-        Map<String, String> resume = new HashMap<>();
-        if (!quick) {
-            for (String s : SCHEDULERS) {
-                resume.put(s, b.kill(s));
+            Map<String, String> resume = new HashMap<>();
+            if (!quick) {
+                for (String s : SCHEDULERS) {
+                    resume.put(s, b.kill(s));
+                }
             }
+            results.add(new Run(steps, sustained, missed, resume));
         }
-        b.report(steps, table, ladder, sustained, resume, failed);
+        b.report(results, table, ladder);
+    }
+
+    /** One run of the whole ladder: its steps, the highest rate each scheduler sustained, where each missed. */
+    private record Run(Map<String, Step> steps, Map<String, Integer> sustained, Map<String, Integer> missed,
+                       Map<String, String> resume) {
     }
 
     // ---- setup ----
@@ -150,6 +173,14 @@ public final class BenchMain {
                 "/org/quartz/impl/jdbcjobstore/tables_postgres.sql");
              Connection c = connect(QZ_DB); Statement st = c.createStatement()) {
             st.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+        // Quartz creates its lock rows when it first needs them; nodes that
+        // start together race to, and the loser's first check-in fails
+        // (and 15 s later it takes its own jobs in flight for a dead
+        // node's, and runs them again). An installation has them already.
+        try (Connection c = connect(QZ_DB); Statement st = c.createStatement()) {
+            st.execute("INSERT INTO qrtz_locks (sched_name, lock_name)"
+                    + " VALUES ('bench', 'TRIGGER_ACCESS'), ('bench', 'STATE_ACCESS')");
         }
         say("# the cluster scheduler against Quartz 2.3.2 (JobStoreTX, clustered, PostgreSQLDelegate)");
         say("# " + Runtime.getRuntime().availableProcessors() + " CPUs, " + System.getProperty("java.vm.name")
@@ -229,6 +260,7 @@ public final class BenchMain {
         List<NodeProcess> nodes = prep.nodes();
         try (Connection c = connect("postgres")) {
             boolean lateStart = prep.late();
+            double loadBefore = loadAverage();
             sleepUntil(from);
             DbStats.Counters before = DbStats.read(c, db);
             DbStats.Sampler sampler;
@@ -238,26 +270,29 @@ public final class BenchMain {
                 sampler.close();
             }
             DbStats.Counters d = DbStats.read(c, db).minus(before);
+            double loadAfter = loadAverage();
             awaitRecords(tag, n, to + CAP_US);
             for (NodeProcess p : nodes) {
                 p.stop();
             }
             Lateness l = Lateness.of(readRecords(tag), due, from, to);
             long[] wheel = scheduler.equals("quartz") ? new long[] {-1, -1} : wheelLateness(from, to);
-            Step st = new Step(scheduler, rate, l.jobs, l.p50, l.p99, l.max, l.notRun, l.twice, wheel[0], wheel[1],
+            Step st = new Step(scheduler, rate, l.jobs, l.p50, l.p99, l.max, l.notRun, l.twice, l.early,
+                               l.earliest, wheel[0], wheel[1],
                                (double) d.statements() / seconds, (double) d.lockingStatements() / seconds,
                                (double) d.transactions() / seconds, (double) d.rowsWritten() / seconds,
                                sampler.waitingPercent(), sampler.meanWaiters(), sampler.maxWaiters(),
-                               sampler.otherWaitingPercent(), lateStart);
-            say(String.format(Locale.ROOT, "%-10s %6d/s: lateness p50 %s p99 %s max %s, not run %d, twice %d%s;"
+                               sampler.otherWaitingPercent(), lateStart, loadBefore, loadAfter);
+            say(String.format(Locale.ROOT, "%-10s %6d/s: lateness p50 %s p99 %s max %s, not run %d, twice %d,"
+                    + " early %d (by up to %s)%s;"
                     + " %.0f statements/s (%.0f locking rows), %.0f transactions/s, %.0f rows written/s;"
                     + " a row lock waited for in %.1f%% of samples (mean %.2f, max %d backends),"
-                    + " another lock in %.1f%%%s",
-                    scheduler, rate, ms(l.p50), ms(l.p99), ms(l.max), l.notRun, l.twice,
+                    + " another lock in %.1f%%; load %.1f to %.1f%s",
+                    scheduler, rate, ms(l.p50), ms(l.p99), ms(l.max), l.notRun, l.twice, l.early, ms(l.earliest),
                     wheel[0] < 0 ? "" : "; fired by the wheel p50 " + ms(wheel[0]) + " p99 " + ms(wheel[1]),
                     st.statementsPerS(), st.lockingPerS(), st.transactionsPerS(), st.rowsPerS(),
                     st.waitingPercent(), st.meanWaiters(), st.maxWaiters(), st.otherWaitingPercent(),
-                    lateStart ? " (NOTE: the nodes were not ready by the first job)" : ""));
+                    loadBefore, loadAfter, lateStart ? " (NOTE: the nodes were not ready by the first job)" : ""));
             return st;
         } finally {
             killAll(nodes);
@@ -522,18 +557,25 @@ public final class BenchMain {
 
     /**
      * Latenesses of the first start of each job due in [fromUs, toUs); one
-     * never started counts as infinitely late.
+     * never started counts as infinitely late; one that started before its
+     * time is counted as early (with the most any was early by), and not
+     * among the latenesses.
      */
-    private record Lateness(int jobs, long p50, long p99, long max, int notRun, int twice) {
+    private record Lateness(int jobs, long p50, long p99, long max, int notRun, int twice, int early,
+                            long earliest) {
         static Lateness of(Map<Integer, List<long[]>> recs, long[] due, long fromUs, long toUs) {
             long[] l = new long[due.length];
             int n = 0;
+            int jobs = 0;
             int notRun = 0;
             int twice = 0;
+            int early = 0;
+            long earliest = 0;
             for (int k = 0; k < due.length; k++) {
                 if (due[k] < fromUs || due[k] >= toUs) {
                     continue;
                 }
+                jobs++;
                 List<long[]> r = recs.get(k);
                 if (r == null) {
                     notRun++;
@@ -543,11 +585,28 @@ public final class BenchMain {
                 if (r.size() > 1) {
                     twice++;
                 }
-                l[n++] = r.stream().mapToLong(x -> x[1]).min().getAsLong() - due[k];
+                long late = r.stream().mapToLong(x -> x[1]).min().getAsLong() - due[k];
+                if (late < 0) {
+                    early++;
+                    earliest = Math.max(earliest, -late);
+                    continue;
+                }
+                l[n++] = late;
             }
             l = Arrays.copyOf(l, n);
             Arrays.sort(l);
-            return new Lateness(n, l[(int) ((n - 1) * 0.50)], l[(int) ((n - 1) * 0.99)], l[n - 1], notRun, twice);
+            return n == 0 ? new Lateness(jobs, 0, 0, 0, notRun, twice, early, earliest)
+                    : new Lateness(jobs, l[(int) ((n - 1) * 0.50)], l[(int) ((n - 1) * 0.99)], l[n - 1], notRun,
+                                   twice, early, earliest);
+        }
+    }
+
+    /** The 1-minute load average of the machine, as /proc/loadavg gives it. */
+    private static double loadAverage() {
+        try {
+            return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).split(" ")[0]);
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
         }
     }
 
@@ -564,12 +623,11 @@ public final class BenchMain {
 
     // ---- the table ----
 
-    private void report(Map<String, Step> steps, List<Integer> table, List<Integer> ladder,
-                        Map<String, Integer> sustained, Map<String, String> resume,
-                        Map<String, Boolean> failed) {
+    private void report(List<Run> runs, List<Integer> table, List<Integer> ladder) {
         say("");
         say("wheeltimer's engine: " + engine + "; 3 nodes of each, one after the other, on "
-                + Runtime.getRuntime().availableProcessors() + " CPUs shared with the database");
+                + Runtime.getRuntime().availableProcessors() + " CPUs shared with the database; "
+                + runs.size() + " runs; each cell the median of the runs (p99: and its range)");
         say("");
         StringBuilder head = new StringBuilder("| measurement |");
         StringBuilder rule = new StringBuilder("| --- |");
@@ -582,40 +640,85 @@ public final class BenchMain {
         }
         say(head.toString());
         say(rule.toString());
-        row(steps, table, "lateness p50 / p99 / max, ms", st -> st.notRun() > 0 && st.p99() == Long.MAX_VALUE
-                ? String.format(Locale.ROOT, "%s / > 30 s (%d of %d not run) / -", ms0(st.p50()), st.notRun(), st.jobs())
-                : ms0(st.p50()) + " / " + ms0(st.p99()) + " / " + ms0(st.max())
-                        + (st.notRun() > 0 ? " (" + st.notRun() + " not run)" : ""));
-        row(steps, table, "fired by the wheel (run log's fired_at) p50 / p99, ms",
-            st -> st.wheelP50() < 0 ? "" : ms0(st.wheelP50()) + " / " + ms0(st.wheelP99()));
-        row(steps, table, "statements per second", st -> String.format(Locale.ROOT, "%.0f", st.statementsPerS()));
-        row(steps, table, "row-locking statements (FOR UPDATE) per second",
-            st -> String.format(Locale.ROOT, "%.0f", st.lockingPerS()));
-        row(steps, table, "transactions per second", st -> String.format(Locale.ROOT, "%.0f", st.transactionsPerS()));
-        row(steps, table, "row-lock waits: % of 10 ms samples with a backend waiting (mean waiters)",
-            st -> String.format(Locale.ROOT, "%.1f%% (%.2f)", st.waitingPercent(), st.meanWaiters()));
-        row(steps, table, "other lock waits (a table's extension...): % of samples",
-            st -> String.format(Locale.ROOT, "%.1f%%", st.otherWaitingPercent()));
+        row(runs, table, "lateness p50 / p99 (range) / max, ms", st -> ms0(median(st, Step::p50)) + " / "
+                + ms0(median(st, Step::p99)) + " (" + ms0(min(st, Step::p99)) + " to " + ms0(max(st, Step::p99))
+                + ") / " + ms0(median(st, Step::max)));
+        row(runs, table, "jobs not run within 30 s, in each run", st -> counts(st, Step::notRun, Step::jobs));
+        row(runs, table, "jobs started early, in each run (by up to, ms)", st -> counts(st, Step::early, Step::jobs)
+                + " (" + ms0(max(st, Step::earliest)) + ")");
+        row(runs, table, "fired by the wheel (run log's fired_at) p50 / p99, ms",
+            st -> st.get(0).wheelP50() < 0 ? "" : ms0(median(st, Step::wheelP50)) + " / " + ms0(median(st, Step::wheelP99)));
+        row(runs, table, "statements per second", st -> String.format(Locale.ROOT, "%.0f", medianD(st, Step::statementsPerS)));
+        row(runs, table, "row-locking statements (FOR UPDATE) per second",
+            st -> String.format(Locale.ROOT, "%.0f", medianD(st, Step::lockingPerS)));
+        row(runs, table, "transactions per second", st -> String.format(Locale.ROOT, "%.0f", medianD(st, Step::transactionsPerS)));
+        row(runs, table, "row-lock waits: % of 10 ms samples with a backend waiting (mean waiters)",
+            st -> String.format(Locale.ROOT, "%.1f%% (%.2f)", medianD(st, Step::waitingPercent), medianD(st, Step::meanWaiters)));
+        row(runs, table, "other lock waits (a table's extension...): % of samples",
+            st -> String.format(Locale.ROOT, "%.1f%%", medianD(st, Step::otherWaitingPercent)));
+        row(runs, table, "machine load (1-minute average) during the steps",
+            st -> String.format(Locale.ROOT, "%.1f to %.1f", st.stream().mapToDouble(x -> Math.min(x.loadBefore(), x.loadAfter())).min().orElse(0),
+                                st.stream().mapToDouble(x -> Math.max(x.loadBefore(), x.loadAfter())).max().orElse(0)));
         say("");
         for (String s : SCHEDULERS) {
-            Integer r = sustained.get(s);
-            String top = r == null ? "none of " + ladder : String.format(Locale.ROOT, "%,d/s", r)
-                    + (failed.getOrDefault(s, false) ? "" : " (the highest tried)");
-            say(s + ": highest rate of " + ladder + " with p99 lateness under 1 s: " + top
-                    + (resume.containsKey(s) ? "; resumed a killed node's jobs: " + resume.get(s) : ""));
+            List<String> top = new ArrayList<>();
+            List<String> resumed = new ArrayList<>();
+            for (Run r : runs) {
+                Integer rate = r.sustained().get(s);
+                Integer m = r.missed().get(s);
+                top.add((rate == null ? "none" : String.format(Locale.ROOT, "%,d/s", rate))
+                        + (m == null ? " (the highest tried)" : String.format(Locale.ROOT, " (missed %,d/s)", m)));
+                if (r.resume().containsKey(s)) {
+                    resumed.add(r.resume().get(s));
+                }
+            }
+            say(s + ": highest rate of " + ladder + " with p99 lateness under 1 s, in each run: " + top
+                    + (resumed.isEmpty() ? "" : "; a killed node's jobs resumed, in each run: " + resumed));
         }
     }
 
-    private void row(Map<String, Step> steps, List<Integer> table, String what,
-                     java.util.function.Function<Step, String> cell) {
+    private void row(List<Run> runs, List<Integer> table, String what,
+                     java.util.function.Function<List<Step>, String> cell) {
         StringBuilder b = new StringBuilder("| " + what + " |");
         for (int rate : table) {
             for (String s : SCHEDULERS) {
-                Step st = steps.get(s + "@" + rate);
-                b.append(' ').append(st == null ? "-" : cell.apply(st)).append(" |");
+                List<Step> st = new ArrayList<>();
+                for (Run r : runs) {
+                    Step x = r.steps().get(s + "@" + rate);
+                    if (x != null) {
+                        st.add(x);
+                    }
+                }
+                b.append(' ').append(st.isEmpty() ? "-" : (st.size() < runs.size() ? st.size() + " runs: " : "")
+                        + cell.apply(st)).append(" |");
             }
         }
         say(b.toString());
+    }
+
+    private static long median(List<Step> st, java.util.function.ToLongFunction<Step> f) {
+        long[] v = st.stream().mapToLong(f).sorted().toArray();
+        return v[(v.length - 1) / 2];
+    }
+
+    private static double medianD(List<Step> st, java.util.function.ToDoubleFunction<Step> f) {
+        double[] v = st.stream().mapToDouble(f).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static long min(List<Step> st, java.util.function.ToLongFunction<Step> f) {
+        return st.stream().mapToLong(f).min().getAsLong();
+    }
+
+    private static long max(List<Step> st, java.util.function.ToLongFunction<Step> f) {
+        return st.stream().mapToLong(f).max().getAsLong();
+    }
+
+    /** "a, b, c of N": a count in each run, of the jobs measured. */
+    private static String counts(List<Step> st, java.util.function.ToIntFunction<Step> f,
+                                 java.util.function.ToIntFunction<Step> of) {
+        return String.join(", ", st.stream().map(x -> Integer.toString(f.applyAsInt(x))).toList())
+                + " of " + of.applyAsInt(st.get(0));
     }
 
     private static String ms0(long us) {

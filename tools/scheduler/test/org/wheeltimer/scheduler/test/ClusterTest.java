@@ -28,11 +28,14 @@ import org.wheeltimer.scheduler.Ring;
 /**
  * {@code ClusterTest OUTDIR [SCENARIO...]}, run by {@code pg-run} (which
  * gives the server in the environment): the scenarios {@code kill},
- * {@code pause}, {@code cut}, {@code join} and {@code changes}, each in a database of its
- * own with node JVMs of its own (their logs in OUTDIR), each a TAP unit.
- * Nothing asserts how fast anything went but the bound the design
- * promises for a take-over (a dead node's jobs run within its lease plus
- * one renewal period of their time); waits are bounded far beyond need.
+ * {@code pause}, {@code stall}, {@code cut}, {@code restart}, {@code join},
+ * {@code changes} and {@code edit}, each in a database of its own with
+ * node JVMs of its own (their logs in OUTDIR), each a TAP unit. Nothing
+ * asserts how fast anything went but the bounds the design promises: a
+ * dead node's jobs run, and a stopped node's sessions are ended, within
+ * its lease plus one renewal period; a node's pool tries the database
+ * again within its back-off's maximum (and 0.5 s) of its coming back.
+ * Waits are bounded far beyond need.
  */
 public final class ClusterTest {
     /** The longest a scenario waits for its due runs after the last is due. */
@@ -49,11 +52,12 @@ public final class ClusterTest {
     public static void main(String[] args) throws Exception {
         Path out = Path.of(args[0]);
         Files.createDirectories(out);
-        Pg pg = new Pg(System.getenv("WT_PG_URL"), System.getenv("PGUSER"), System.getenv("PGPASSWORD"));
+        Pg pg = new Pg(System.getenv("WT_PG_URL"), System.getenv("PGUSER"), System.getenv("PGPASSWORD"),
+                       Path.of(System.getenv("PG_RUN_DIR")));
         pg.createNodeRoles(4);
         ClusterTest t = new ClusterTest(pg, out);
         List<String> which = args.length > 1 ? List.of(args).subList(1, args.length)
-                : List.of("kill", "pause", "cut", "join", "changes");
+                : List.of("kill", "pause", "stall", "cut", "restart", "join", "changes", "edit");
         boolean ok = true;
         for (String s : which) {
             Tap tap = new Tap("cluster/" + s);
@@ -64,6 +68,9 @@ public final class ClusterTest {
                 case "cut" -> t.cut(tap);
                 case "join" -> t.join(tap);
                 case "changes" -> t.changes(tap);
+                case "edit" -> t.edit(tap);
+                case "stall" -> t.stall(tap);
+                case "restart" -> t.restart(tap);
                 default -> throw new IllegalArgumentException("no scenario " + s);
                 }
             } catch (Exception e) {
@@ -109,6 +116,15 @@ public final class ClusterTest {
             long lapsedUs = leaseEnd(c, dead.name);
             tap.note("kill -9 " + dead.name + " at " + Verify.at(killedUs) + "; its lease lapsed at "
                     + Verify.at(lapsedUs));
+            // A client's edits while the survivors' runners work through
+            // the dead node's backlog: its occurrences fired at once and
+            // waiting in their queues.
+            for (long after : new long[] {100_000, 600_000}) {
+                sleepUntil(lapsedUs + after);
+                int edited = w.editPayloads(c);
+                tap.note("the fixed-rate jobs' payloads edited " + after / 1000 + " ms after the lapse ("
+                        + edited + " jobs)");
+            }
 
             Map<Long, List<Verify.Run>> runs = awaitRuns(c, w, Set.of(), end);
             stopAll(tap, nodes, Set.of(dead));
@@ -245,8 +261,13 @@ public final class ClusterTest {
             sleepUntil(t0 + 3_000_000);
             long shortFrom = Micros.now();
             pg.cut("n1");
-            Thread.sleep(1000);
+            // A client's edit while n1's wheel fires into its queue and its
+            // runners cannot record: the backlog of an outage.
+            Thread.sleep(500);
+            int edited = w.editPayloads(c);
+            Thread.sleep(500);
             pg.restore("n1");
+            tap.note("the fixed-rate jobs' payloads edited during n1's cut (" + edited + " jobs)");
             long shortTo = Micros.now();
             tap.note("n1 cut off from " + Verify.at(shortFrom) + " to " + Verify.at(shortTo));
 
@@ -385,21 +406,23 @@ public final class ClusterTest {
                 }
             }
 
+            // Each change's commit is before the call returns: a run recorded
+            // after that saw it; one recorded before may not have (on a
+            // machine so loaded that the change came after the job's time).
             sleepUntil(t + 1_500_000);
-            Set<Long> cancelled = new HashSet<>();
+            Map<Long, Long> cancelled = new java.util.HashMap<>();
             for (int i = 0; i < 100; i++) {
                 long id = good.get(2 * i).id();
                 Jobs.cancel(c, id);
-                cancelled.add(id);
+                cancelled.put(id, Micros.now());
                 w.jobs.remove(id);
             }
-            List<String> rescheduleProblems = new ArrayList<>();
-            Map<Long, Long> movedFrom = new java.util.HashMap<>();
+            Map<Long, long[]> moved = new java.util.HashMap<>();   // from, to, when
             for (int i = 0; i < 50; i++) {
                 Workload.Spec s = good.get(2 * i + 1);
                 long to = t + 6_000_000 + i * 20_000;
                 Jobs.reschedule(c, s.id(), Micros.toInstant(to));
-                movedFrom.put(s.id(), s.startUs());
+                moved.put(s.id(), new long[] {s.startUs(), to, Micros.now()});
                 w.jobs.put(s.id(), new Workload.Spec(s.id(), s.handler(), s.mode(), to, 0, Long.MAX_VALUE));
             }
             sleepUntil(t + 5_200_000);
@@ -411,22 +434,48 @@ public final class ClusterTest {
             awaitRuns(c, w, Set.of(rate, failing), rateEnd);
             stopAll(tap, nodes, Set.of());
             Map<Long, List<Verify.Run>> runs = Verify.runs(c);
-            commonChecks(tap, c, w, runs, Set.of(rate, failing), Set.of(rate));
+            Set<Long> elsewhere = new HashSet<>(Set.of(rate, failing));
+            Set<Long> alsoDb = new HashSet<>(Set.of(rate));
+            List<String> cancelProblems = new ArrayList<>();
+            List<String> rescheduleProblems = new ArrayList<>();
+            int before = 0;
+            for (Map.Entry<Long, Long> e : cancelled.entrySet()) {
+                for (Verify.Run r : runs.getOrDefault(e.getKey(), List.of())) {
+                    if (r.recordedUs() >= e.getValue()) {
+                        cancelProblems.add("job " + e.getKey() + " ran after its cancel");
+                    } else {
+                        before++;
+                        elsewhere.add(e.getKey());
+                        alsoDb.add(e.getKey());
+                    }
+                }
+            }
+            for (Map.Entry<Long, long[]> e : moved.entrySet()) {
+                long[] m = e.getValue();
+                List<Long> times = runs.getOrDefault(e.getKey(), List.of()).stream().map(Verify.Run::scheduledUs).toList();
+                for (Verify.Run r : runs.getOrDefault(e.getKey(), List.of())) {
+                    if (r.scheduledUs() == m[0] && r.recordedUs() >= m[2]) {
+                        rescheduleProblems.add("job " + e.getKey() + " ran at its old time");
+                    } else if (r.scheduledUs() == m[0]) {
+                        before++;
+                        elsewhere.add(e.getKey());
+                        if (!times.equals(List.of(m[0], m[1]))) {
+                            rescheduleProblems.add("job " + e.getKey() + ", run before its move, then ran at "
+                                    + times.stream().map(Verify::at).toList());
+                        }
+                    }
+                }
+            }
+            tap.note(before + " runs were recorded before their cancel or move had committed (the machine's load):"
+                    + " checked as such");
+            commonChecks(tap, c, w, runs, elsewhere, alsoDb);
 
             tap.check("jobs due a minute ago ran at once, once", past.stream()
                     .filter(s -> runs.getOrDefault(s.id(), List.of()).size() != 1)
                     .map(s -> "job " + s.id() + " ran " + runs.getOrDefault(s.id(), List.of()).size() + " times")
                     .toList());
-            tap.check("cancelled jobs never ran", cancelled.stream().filter(runs::containsKey)
-                    .map(id -> "job " + id + " ran after its cancel").toList());
-            for (Map.Entry<Long, Long> e : movedFrom.entrySet()) {
-                for (Verify.Run r : runs.getOrDefault(e.getKey(), List.of())) {
-                    if (r.scheduledUs() == e.getValue()) {
-                        rescheduleProblems.add("job " + e.getKey() + " ran at its old time");
-                    }
-                }
-            }
-            tap.check("rescheduled jobs ran at their new time only", rescheduleProblems);
+            tap.check("cancelled jobs never ran after their cancel", cancelProblems);
+            tap.check("rescheduled jobs ran at their new time only, after their move", rescheduleProblems);
 
             String logs = "";
             for (NodeProcess n : nodes) {
@@ -465,6 +514,257 @@ public final class ClusterTest {
         }
     }
 
+    /**
+     * One node with one runner, kept busy for 3 s by one job (a handler
+     * that sleeps) while 40 fixed-rate jobs come due, so that their
+     * occurrences wait in its queue; a client edits them (their payload, a
+     * new version) while they wait: each occurrence runs once, with the
+     * payload its run's version has.
+     */
+    private void edit(Tap tap) throws Exception {
+        String db = "cluster_edit";
+        pg.createDatabase(db);
+        List<NodeProcess> nodes = startNodes(db, "edit", 1, "--runners", "1", "--slow-ms", "25",
+                                             "--hold-ms", "3000");
+        try (Connection c = pg.connect(db)) {
+            awaitLive(c, 1);
+            Workload w = new Workload(6);
+            long t0 = Micros.now() + 2_000_000;
+            long end = t0 + 3_000_000;
+            w.insert(c, w.periodic(40, "slow", "fixed_rate", t0, 200, 1000, 1000, end));
+            long plug = Jobs.once(c, "hold", "n1", Micros.toInstant(t0 - 300_000));
+            w.add(new Workload.Spec(plug, "hold", "once", t0 - 300_000, 0, Long.MAX_VALUE), "n1");
+            tap.note("40 fixed-rate jobs every second from " + Verify.at(t0) + " for 3 s, 25 ms each;"
+                    + " the runner busy with job " + plug + " for 3 s from 0.3 s before");
+            sleepUntil(t0 + 1_000_000);
+            int edited = w.editPayloads(c);
+            tap.note("the payloads edited 1 s in: " + edited + " jobs");
+
+            awaitRuns(c, w, Set.of(), end);
+            stopAll(tap, nodes, Set.of());
+            Map<Long, List<Verify.Run>> runs = Verify.runs(c);
+            tap.note(Verify.effectCounts(c));
+            commonChecks(tap, c, w, runs, Set.of(), Set.of());
+        } finally {
+            killAll(nodes);
+        }
+    }
+
+    /**
+     * 3 nodes; one is stopped (SIGSTOP) inside a run's transaction, after
+     * its insert and before its commit, for over twice its lease,
+     * and a fourth node joins once that lease has lapsed: its sessions
+     * are ended once its lease has lapsed, within the take-over bound, the
+     * run it held is rolled back and run by another node, and no node
+     * waits for its open transaction (nor for another waiting one).
+     */
+    private void stall(Tap tap) throws Exception {
+        long startUs = Micros.now();
+        final long leaseMs = 3000;
+        final long renewMs = 750;
+        final long stoppedMs = 8_000;
+        String db = "cluster_stall";
+        pg.createDatabase(db);
+        String[] options = {"--lease-ms", "" + leaseMs, "--renew-ms", "" + renewMs};
+        List<NodeProcess> nodes = new ArrayList<>(startNodes(db, "stall", 3, options));
+        NodeProcess held = nodes.get(1);
+        try (Connection c = pg.connect(db)) {
+            awaitLive(c, 3);
+            Workload w = new Workload(7);
+            long t0 = Micros.now() + 3_000_000;
+            long end = t0 + 12_000_000;
+            List<Workload.Spec> specs = new ArrayList<>(w.once(1200, "db", t0, 12_000));
+            specs.addAll(w.periodic(100, "db", "fixed_rate", t0, 1_000, 500, 1500, end));
+            w.insert(c, specs);
+            long holdAt = t0 + 2_000_000;
+            long hold = holdJob(c, w, held.name, holdAt);
+            tap.note(specs.size() + " jobs added, due from " + Verify.at(t0) + " for 12 s; job " + hold
+                    + " holds " + held.name + "'s transaction from " + Verify.at(holdAt));
+
+            awaitLine(held, "holding job " + hold, holdAt + SETTLE_MS * 1000);
+            held.signal("STOP");
+            long stopUs = Micros.now();
+            long lapsedUs = leaseEnd(c, held.name);
+            sleepUntil(lapsedUs + 500_000);
+            nodes.add(startNode(db, "stall", "n4", options));
+            sleepUntil(stopUs + stoppedMs * 1000);
+            held.signal("CONT");
+            long contUs = Micros.now();
+            tap.note(held.name + " stopped inside job " + hold + "'s transaction at " + Verify.at(stopUs)
+                    + " until " + Verify.at(contUs) + "; its lease lapsed at " + Verify.at(lapsedUs)
+                    + "; n4 started 0.5 s after");
+
+            awaitRuns(c, w, Set.of(), end);
+            stopAll(tap, nodes, Set.of());
+            Map<Long, List<Verify.Run>> runs = Verify.runs(c);
+            commonChecks(tap, c, w, runs, Set.of(), Set.of());
+
+            // How long each node's runs committed after their time or the
+            // stop, whichever is later (the database's clock): printed.
+            Map<String, Long> worst = new java.util.TreeMap<>();
+            for (Verify.Run r : Verify.all(runs)) {
+                if (r.committedUs() >= stopUs) {
+                    worst.merge(r.node(), r.committedUs() - Math.max(r.scheduledUs(), stopUs), Math::max);
+                }
+            }
+            Verify.Run h = runs.getOrDefault(hold, List.of()).stream().findFirst().orElse(null);
+            long holdWait = h == null ? Long.MAX_VALUE : h.committedUs() - stopUs;
+            tap.note("job " + hold + " committed by " + (h == null ? "nobody" : h.node() + " " + holdWait / 1000
+                    + " ms after the stop") + "; the latest commit after its time or the stop, by node (ms): "
+                    + worst.entrySet().stream().map(e -> e.getKey() + " " + e.getValue() / 1000).toList());
+            long endedUs = pg.sessionEndedAtUs(db, "wheeltimer-scheduler " + held.name, stopUs);
+            tap.note(held.name + "'s sessions ended " + (endedUs < 0 ? "never"
+                    : (endedUs - stopUs) / 1000 + " ms after the stop, " + (endedUs - lapsedUs) / 1000
+                            + " ms after its lease lapsed"));
+            long bound = (leaseMs + renewMs) * 1000;
+            tap.check("the stopped node's sessions were ended within its lease plus one renewal period of the stop",
+                      endedUs >= lapsedUs && endedUs - stopUs <= bound,
+                      endedUs < 0 ? "they never were" : "at " + Verify.at(endedUs) + ", "
+                              + (endedUs - stopUs) / 1000 + " ms after the stop, its lease lapsing at "
+                              + Verify.at(lapsedUs));
+            tap.check("the run it held was rolled back and run by another node", h != null
+                      && !h.node().equals(held.name), "job " + hold + (h == null ? " did not run"
+                              : " was committed by " + h.node() + " " + holdWait / 1000 + " ms after the stop"));
+            // Whatever the machine's speed: the server logs every wait for
+            // a row lock longer than a second (log_lock_waits).
+            List<Pg.LockWait> waits = pg.lockWaits(db, startUs);
+            tap.check("no node waited for a row lock that another transaction held (the server's log)",
+                      waits.stream().map(x -> x.who() + " waited " + Math.round(x.waitedMs()) + " ms from "
+                              + Verify.at(x.atUs() - Math.round(x.waitedMs() * 1000))).toList());
+        } finally {
+            for (NodeProcess n : nodes) {
+                n.signal("CONT");
+            }
+            killAll(nodes);
+        }
+    }
+
+    /**
+     * A one-shot job of the {@code hold} handler that {@code node} owns,
+     * with the node's name as its payload (so that it sleeps there), due
+     * at {@code atUs}; its id. Jobs that land on another node's slots are
+     * cancelled at once, long before they are due.
+     */
+    private static long holdJob(Connection c, Workload w, String node, long atUs) throws SQLException {
+        Ring ring = Ring.of(List.of("n1", "n2", "n3"));
+        for (;;) {
+            long id = Jobs.once(c, "hold", node, Micros.toInstant(atUs));
+            if (ring.ownerOfJob(id).equals(node)) {
+                w.add(new Workload.Spec(id, "hold", "once", atUs, 0, Long.MAX_VALUE), node);
+                return id;
+            }
+            Jobs.cancel(c, id);
+        }
+    }
+
+    /** Waits until the node's log has {@code line}. */
+    private static void awaitLine(NodeProcess n, String line, long deadlineUs) throws Exception {
+        while (!n.log().contains(line)) {
+            if (Micros.now() > deadlineUs) {
+                throw new IllegalStateException(n.name + " never printed '" + line + "'");
+            }
+            Thread.sleep(5);
+        }
+    }
+
+    /**
+     * 3 nodes (lease 6 s, renewal 1.5 s); the database crashes
+     * (pg_ctl stop -m immediate) while jobs are due and comes back 8 s
+     * later, after the leases lapsed: each node's pool reaches the server
+     * within its back-off's maximum (half the renewal period) of the
+     * server being ready, and each rejoins (the time it took to connect
+     * and register is printed: it is the machine's speed).
+     */
+    private void restart(Tap tap) throws Exception {
+        final long renewMs = 1500;
+        final long retryMaxMs = renewMs / 2;
+        String db = "cluster_restart";
+        pg.createDatabase(db);
+        List<NodeProcess> nodes = startNodes(db, "restart", 3, "--lease-ms", "6000", "--renew-ms", "" + renewMs);
+        try {
+            Workload w = new Workload(8);
+            long t0;
+            long end;
+            Map<String, Long> before;
+            try (Connection c = pg.connect(db)) {
+                awaitLive(c, 3);
+                t0 = Micros.now() + 2_000_000;
+                end = t0 + 14_000_000;
+                List<Workload.Spec> specs = new ArrayList<>(w.once(700, "db", t0, 14_000));
+                specs.addAll(w.periodic(60, "db", "fixed_rate", t0, 1_000, 1000, 2000, end));
+                w.insert(c, specs);
+                before = new java.util.TreeMap<>();
+                for (Map.Entry<String, long[]> e : registrations(c).entrySet()) {
+                    before.put(e.getKey(), e.getValue()[0]);
+                }
+            }
+            sleepUntil(t0 + 3_000_000);
+            long crashUs = Micros.now();
+            pg.crash();
+            Thread.sleep(8000);
+            pg.start();
+            long readyUs = pg.readyAtUs();
+            tap.note("the database crashed at " + Verify.at(crashUs) + " and was ready again at "
+                    + Verify.at(readyUs));
+            try (Connection c = pg.connect(db)) {
+                Map<String, long[]> after;
+                long deadline = System.nanoTime() + SETTLE_MS * 1_000_000L;
+                for (;;) {
+                    after = registrations(c);
+                    boolean all = after.size() == before.size();
+                    for (Map.Entry<String, long[]> e : after.entrySet()) {
+                        all &= e.getValue()[0] > before.getOrDefault(e.getKey(), Long.MAX_VALUE);
+                    }
+                    if (all || System.nanoTime() > deadline) {
+                        break;
+                    }
+                    Thread.sleep(100);
+                }
+                long bound = (retryMaxMs + 500) * 1000;
+                List<String> absent = new ArrayList<>();
+                List<String> slow = new ArrayList<>();
+                List<String> times = new ArrayList<>();
+                for (String n : before.keySet()) {
+                    long[] a = after.get(n);
+                    long tried = pg.connectionReceivedUs(n, "wheeltimer-scheduler " + n, readyUs);
+                    if (a == null || a[0] <= before.get(n) || tried < 0) {
+                        absent.add(n + " did not rejoin");
+                        continue;
+                    }
+                    times.add(n + " " + (tried - readyUs) / 1000 + " / " + (a[1] - readyUs) / 1000);
+                    if (tried - readyUs > bound) {
+                        slow.add(n + "'s pool first reached the server " + (tried - readyUs) / 1000
+                                + " ms after it was ready");
+                    }
+                }
+                tap.note("after the database was ready, each node's pool reached it / the node registered"
+                        + " anew (ms): " + times);
+                awaitRuns(c, w, Set.of(), end);
+                stopAll(tap, nodes, Set.of());
+                Map<Long, List<Verify.Run>> runs = Verify.runs(c);
+                commonChecks(tap, c, w, runs, Set.of(), Set.of());
+                tap.check("each node rejoined (a new generation)", absent);
+                tap.check("each node's pool reached the database within its back-off's maximum (" + retryMaxMs
+                        + " ms) and 500 ms more of its being ready (the server's log)", slow);
+            }
+        } finally {
+            killAll(nodes);
+        }
+    }
+
+    /** Each node's generation and when it took it (µs), from wt_node. */
+    private static Map<String, long[]> registrations(Connection c) throws SQLException {
+        Map<String, long[]> out = new java.util.TreeMap<>();
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT node, generation, registered_at FROM wt_node")) {
+            while (rs.next()) {
+                out.put(rs.getString(1), new long[] {rs.getLong(2),
+                        Micros.of(rs.getObject(3, java.time.OffsetDateTime.class).toInstant())});
+            }
+        }
+        return out;
+    }
+
     // ---- checks every scenario makes ----
 
     private void commonChecks(Tap tap, Connection c, Workload w, Map<Long, List<Verify.Run>> runs,
@@ -476,6 +776,8 @@ public final class ClusterTest {
         tap.check("no run before its time", Verify.noneEarly(runs));
         tap.check("each database job's effect happened once per run (no double run)",
                   Verify.effectsOnce(c, w.jobs.values(), runs, alsoDb));
+        tap.check("each run's handler was given the job's version that its run records",
+                  Verify.payloads(c, w, runs));
     }
 
     private static List<String> periodChange(List<Verify.Run> runs, long start, long end) {

@@ -25,8 +25,13 @@ final class Verify {
     private Verify() {
     }
 
+    /**
+     * A run as the log has it; {@code committedUs}: when its transaction
+     * committed, by the database's clock (pg-run keeps commit times), where
+     * {@code recordedUs} is when its row was inserted.
+     */
     record Run(long jobId, long scheduledUs, long version, String node, long generation,
-               long firedUs, long recordedUs, String error) {
+               long firedUs, long recordedUs, long committedUs, String error) {
     }
 
     /** Every run, by job, in scheduled order. */
@@ -34,12 +39,13 @@ final class Verify {
         Map<Long, List<Run>> out = new HashMap<>();
         try (Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("""
-                     SELECT job_id, scheduled_at, version, node, generation, fired_at, recorded_at, error
+                     SELECT job_id, scheduled_at, version, node, generation, fired_at, recorded_at,
+                            pg_xact_commit_timestamp(xmin), error
                        FROM wt_run ORDER BY job_id, scheduled_at""")) {
             while (rs.next()) {
                 out.computeIfAbsent(rs.getLong(1), k -> new ArrayList<>()).add(new Run(
                         rs.getLong(1), us(rs, 2), rs.getLong(3), rs.getString(4), rs.getLong(5),
-                        us(rs, 6), us(rs, 7), rs.getString(8)));
+                        us(rs, 6), us(rs, 7), us(rs, 8), rs.getString(9)));
             }
         }
         return out;
@@ -129,7 +135,7 @@ final class Verify {
         }
         List<String> problems = new ArrayList<>();
         Set<Long> db = new HashSet<>(alsoDb);
-        specs.stream().filter(s -> s.handler().equals("db")).forEach(s -> db.add(s.id()));
+        specs.stream().filter(s -> Workload.EFFECT_HANDLERS.contains(s.handler())).forEach(s -> db.add(s.id()));
         for (long id : db) {
             for (Run r : runs.getOrDefault(id, List.of())) {
                 Integer n = effects.remove(r.jobId() + "@" + r.scheduledUs());
@@ -141,6 +147,48 @@ final class Verify {
         }
         effects.forEach((k, n) -> problems.add("effect " + k + " (" + n + " times) without its run"));
         return problems;
+    }
+
+    /**
+     * Each effect was made with the payload of the job's version that its
+     * run records: a run's handler was given the job as its run row says.
+     */
+    static List<String> payloads(Connection c, Workload w, Map<Long, List<Run>> runs) throws SQLException {
+        Map<String, Long> versions = new HashMap<>();
+        for (Run r : all(runs)) {
+            versions.put(r.jobId() + "@" + r.scheduledUs(), r.version());
+        }
+        List<String> problems = new ArrayList<>();
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT job_id, scheduled_at, payload FROM test_effect")) {
+            while (rs.next()) {
+                long id = rs.getLong(1);
+                long at = us(rs, 2);
+                Long version = versions.get(id + "@" + at);
+                if (version == null || !w.jobs.containsKey(id)) {
+                    continue;   // an effect without its run: effectsOnce says so
+                }
+                String want = w.payloadOf(id, version);
+                if (!want.equals(rs.getString(3))) {
+                    problems.add("job " + id + " at " + at(at) + " (version " + version + ") ran with payload '"
+                            + rs.getString(3) + "', not its version's '" + want + "'");
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** Runs, and effects of runs made more than once, of the jobs of handlers with an effect. */
+    static String effectCounts(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("""
+                     SELECT (SELECT count(*) FROM wt_run), (SELECT count(*) FROM test_effect),
+                            (SELECT count(*) FROM (SELECT FROM test_effect GROUP BY job_id, scheduled_at
+                                                    HAVING count(*) > 1) d)""")) {
+            rs.next();
+            return rs.getLong(1) + " runs in the log, " + rs.getLong(2) + " handler effects, "
+                    + rs.getLong(3) + " runs with more than one effect";
+        }
     }
 
     /** All runs, flat. */

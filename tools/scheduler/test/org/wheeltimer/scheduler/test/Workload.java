@@ -8,11 +8,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 
 import org.wheeltimer.scheduler.Micros;
 
@@ -56,7 +59,14 @@ final class Workload {
         }
     }
 
+    /** The handlers whose runs make an effect (a row of test_effect) that commits with them. */
+    static final Set<String> EFFECT_HANDLERS = Set.of("db", "slow", "hold");
+
     final Map<Long, Spec> jobs = new LinkedHashMap<>();
+    /** The payload each job was added with. */
+    private final Map<Long, String> payloads = new HashMap<>();
+    /** Whether {@link #editPayloads} has run: each version then has one '+' more. */
+    private boolean payloadsEdited;
     private final Random random;
 
     Workload(long seed) {
@@ -88,6 +98,30 @@ final class Workload {
     /** Handlers alternate: half of the jobs do a database action. */
     String handler(int i) {
         return i % 2 == 0 ? "db" : "noop";
+    }
+
+    /** A job added elsewhere, with its payload. */
+    void add(Spec s, String payload) {
+        jobs.put(s.id(), s);
+        payloads.put(s.id(), payload);
+    }
+
+    /**
+     * A client's edit of every fixed-rate job that is left: its payload gets
+     * a '+' (and the job a new version, which nothing else changes in the
+     * scenarios that call this). How many jobs it changed.
+     */
+    int editPayloads(Connection c) throws SQLException {
+        payloadsEdited = true;
+        try (Statement st = c.createStatement()) {
+            return st.executeUpdate("UPDATE wt_job SET payload = payload || '+' WHERE mode = 'fixed_rate'");
+        }
+    }
+
+    /** The payload of job {@code id} at {@code version}. */
+    String payloadOf(long id, long version) {
+        String p = payloads.get(id);
+        return payloadsEdited ? p + "+".repeat((int) (version - 1)) : p;
     }
 
     /** Inserts the jobs in one statement and transaction; they get their ids. */
@@ -126,6 +160,7 @@ final class Workload {
                     Spec s = specs.get(i).withId(rs.getLong(1));
                     out.set(i, s);
                     jobs.put(s.id(), s);
+                    payloads.put(s.id(), rs.getString(2));
                 }
             }
         }
