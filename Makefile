@@ -540,7 +540,7 @@ bench-cluster: stage-java
 #                      and man pages
 #   check-vm           the selftests on Debian's kernel (the ioctls and their
 #                      errors, clocks, delivery, isolation, threads, stress,
-#                      hostile userspace, the limits and parameters, time
+#                      hostile userspace, the limits and their sysctls, time
 #                      namespaces, io_uring, processes)
 #   check-vm32         the same built for i386 on that kernel (compat_ioctl)
 #   check-vm-debug     the same on the debug kernel (KASAN, lockdep, kmemleak,
