@@ -13,10 +13,11 @@
  * what one JNI call moves between it and the worker's two long[] arrays.
  *
  * Operations. The worker writes up to WTJ_OPS_MAX operations into a long[]
- * (a head word of kind and flags, then the kind's arguments: two words for
- * a plain add or a cancel); apply() copies them in with one
- * GetLongArrayRegion(), queues each with the library (no system call
- * unless its queue fills) and copies one outcome per operation back.
+ * (a head word of kind, flags and an add's cookie, the worker's slot for
+ * it, then the kind's arguments: two words for a plain add or a cancel);
+ * apply() copies them in with one GetLongArrayRegion(), queues each with
+ * the library (no system call unless its queue fills) and copies one
+ * outcome per operation back.
  *
  * Records: rounds. A wait (or, on a virtual clock, a reap) starts a round:
  * every record ready then, reaped to the last into a buffer here that
@@ -72,9 +73,14 @@
 #define WTJ_OP_MAX_WORDS	4U
 #define WTJ_OPS_WORDS		(WTJ_OPS_MAX * WTJ_OP_MAX_WORDS)
 
-/* The head word: the kind in the low byte, the library's flags above. */
+/*
+ * The head word: the kind in the low byte, the library's flags in the 24
+ * bits above, an add's cookie in the high half.
+ */
 #define WTJ_OP_KIND_MASK	0xffU
 #define WTJ_OP_FLAGS_SHIFT	8
+#define WTJ_OP_FLAGS_MASK	0xffffffU
+#define WTJ_OP_COOKIE_SHIFT	32
 #define WTJ_ADD			1	/* deadline */
 #define WTJ_ADD_SLACK		2	/* deadline, slack */
 #define WTJ_ADD_PERIODIC	3	/* deadline, period, slack */
@@ -107,9 +113,36 @@ _Static_assert(offsetof(struct wheeltimer_event, overruns) == 4 * sizeof(jlong) 
 #define WTJ_IO_ERROR		7	/* out: 0 or a negative error */
 #define WTJ_IO_WORDS		8
 
-/* The counters stats() copies: struct wheeltimer_stats up to @reserved. */
-#define WTJ_STATS_WORDS		(offsetof(struct wheeltimer_stats, reserved) / \
-				 sizeof(uint64_t))
+/*
+ * The counters stats() copies into Java's long[], by name: the one list of
+ * them, X(field of struct wheeltimer_stats). Java finds each by its name
+ * (statsNames()) when it loads, so that a field added to the struct, or
+ * moved, or to this list, shifts none of them, and one Java reads that the
+ * list lost fails the load.
+ */
+#define WTJ_STATS(X)		\
+	X(resolution_ns)	\
+	X(max_pending)		\
+	X(live)			\
+	X(added)		\
+	X(fired)		\
+	X(cancelled)		\
+	X(withdrawn)		\
+	X(overruns)		\
+	X(timer_programs)	\
+	X(submits)		\
+	X(submitted)		\
+	X(reads)
+
+#define WTJ_STAT_CHECK(field) \
+	_Static_assert(sizeof(((struct wheeltimer_stats *)0)->field) == sizeof(uint64_t), \
+		       #field " is a 64-bit counter");
+#define WTJ_STAT_OFFSET(field)	offsetof(struct wheeltimer_stats, field),
+#define WTJ_STAT_NAME(field)	#field,
+WTJ_STATS(WTJ_STAT_CHECK)
+static const size_t wtj_stat_offsets[] = { WTJ_STATS(WTJ_STAT_OFFSET) };
+static const char *const wtj_stat_names[] = { WTJ_STATS(WTJ_STAT_NAME) };
+#define WTJ_STATS_WORDS		ARRAY_SIZE(wtj_stat_offsets)
 
 /* A record's place in deadline order. */
 struct wtj_key {
@@ -263,7 +296,7 @@ static jint wtj_apply(JNIEnv *env, jclass cls, jlong ptr, jlongArray ops,
 {
 	struct wtj *w = wtj_of(ptr);
 	const uint64_t *op, *end;
-	uint64_t handle;
+	uint64_t handle, cookie;
 	uint32_t flags;
 	unsigned int size;
 	jint n = 0, ret;
@@ -278,7 +311,8 @@ static jint wtj_apply(JNIEnv *env, jclass cls, jlong ptr, jlongArray ops,
 	end = op + words;
 	ret = 0;
 	while (op < end) {
-		flags = (uint32_t)(op[0] >> WTJ_OP_FLAGS_SHIFT);
+		flags = (uint32_t)(op[0] >> WTJ_OP_FLAGS_SHIFT) & WTJ_OP_FLAGS_MASK;
+		cookie = op[0] >> WTJ_OP_COOKIE_SHIFT;
 		handle = WHEELTIMER_HANDLE_NONE;
 		switch (op[0] & WTJ_OP_KIND_MASK) {
 		case WTJ_ADD:
@@ -303,14 +337,14 @@ static jint wtj_apply(JNIEnv *env, jclass cls, jlong ptr, jlongArray ops,
 		}
 		switch (op[0] & WTJ_OP_KIND_MASK) {
 		case WTJ_ADD:
-			res = wheeltimer_add(w->wt, op[1], 0, flags, 0, &handle);
+			res = wheeltimer_add(w->wt, op[1], 0, flags, cookie, &handle);
 			break;
 		case WTJ_ADD_SLACK:
-			res = wheeltimer_add(w->wt, op[1], op[2], flags, 0, &handle);
+			res = wheeltimer_add(w->wt, op[1], op[2], flags, cookie, &handle);
 			break;
 		case WTJ_ADD_PERIODIC:
 			res = wheeltimer_add_periodic(w->wt, op[1], op[2], op[3],
-						      flags, 0, &handle);
+						      flags, cookie, &handle);
 			break;
 		default:
 			res = wheeltimer_cancel(w->wt, op[1], flags);
@@ -583,26 +617,47 @@ static jint wtj_now(JNIEnv *env, jclass cls, jlong ptr, jlongArray out)
 	return res;
 }
 
-/* Copies the context's counters, in struct wheeltimer_stats order, into @out. */
+/* Copies the context's counters into @out, in the order of WTJ_STATS. */
 static jint wtj_stats(JNIEnv *env, jclass cls, jlong ptr, jlongArray out)
 {
 	struct wheeltimer_stats st;
 	jlong v[WTJ_STATS_WORDS];
+	uint64_t counter;
 	unsigned int i;
 	int res;
 
 	res = wheeltimer_stats(wtj_of(ptr)->wt, &st);
 	if (res)
 		return res;
-	for (i = 0; i < WTJ_STATS_WORDS; i++)
-		v[i] = (jlong)((const uint64_t *)&st)[i];
+	for (i = 0; i < WTJ_STATS_WORDS; i++) {
+		memcpy(&counter, (const char *)&st + wtj_stat_offsets[i], sizeof(counter));
+		v[i] = (jlong)counter;
+	}
 	(*env)->SetLongArrayRegion(env, out, 0, WTJ_STATS_WORDS, v);
 	return 0;
 }
 
-static jint wtj_stats_words(JNIEnv *env, jclass cls)
+/* The names of stats()'s counters, in its order; null if out of memory. */
+static jobjectArray wtj_stats_names(JNIEnv *env, jclass cls)
 {
-	return WTJ_STATS_WORDS;
+	jobjectArray names;
+	jclass string;
+	jstring name;
+	unsigned int i;
+
+	string = (*env)->FindClass(env, "java/lang/String");
+	if (!string)
+		return NULL;
+	names = (*env)->NewObjectArray(env, WTJ_STATS_WORDS, string, NULL);
+	(*env)->DeleteLocalRef(env, string);
+	for (i = 0; names && i < WTJ_STATS_WORDS; i++) {
+		name = (*env)->NewStringUTF(env, wtj_stat_names[i]);
+		if (!name)
+			return NULL;
+		(*env)->SetObjectArrayElement(env, names, i, name);
+		(*env)->DeleteLocalRef(env, name);
+	}
+	return names;
 }
 
 static jint wtj_engine(JNIEnv *env, jclass cls, jlong ptr)
@@ -655,7 +710,7 @@ static const JNINativeMethod wtj_methods[] = {
 	WTJ_METHOD("advance", "(JJI[J)I", wtj_advance),
 	WTJ_METHOD("now", "(J[J)I", wtj_now),
 	WTJ_METHOD("stats", "(J[J)I", wtj_stats),
-	WTJ_METHOD("statsWords", "()I", wtj_stats_words),
+	WTJ_METHOD("statsNames", "()[Ljava/lang/String;", wtj_stats_names),
 	WTJ_METHOD("engine", "(J)I", wtj_engine),
 	WTJ_METHOD("features", "(J)J", wtj_features),
 	WTJ_METHOD("strerror", "(I)Ljava/lang/String;", wtj_strerror),

@@ -30,13 +30,15 @@ final class Native {
 
     /*
      * Operations, as the worker writes them into a long[] for apply()
-     * (WTJ_* in wheeltimer_jni.c): a head word, the kind and the
-     * library's flags (shifted by OP_FLAGS_SHIFT), then the kind's
+     * (WTJ_* in wheeltimer_jni.c): a head word, the kind in the low byte,
+     * the library's flags above it (shifted by OP_FLAGS_SHIFT, 24 bits),
+     * an add's cookie in the high half (OP_COOKIE_SHIFT), then the kind's
      * arguments. apply() writes one outcome per operation: an add's
      * handle, 0 for a cancel, or for a failure the errno shifted left by
      * 32 (a handle's low half, its index, is never 0).
      */
     static final int OP_FLAGS_SHIFT = 8;
+    static final int OP_COOKIE_SHIFT = 32;
     /** A one-shot add without slack: the deadline. */
     static final long OP_ADD = 1;
     /** A one-shot add: the deadline, the slack. */
@@ -51,11 +53,12 @@ final class Native {
     /*
      * Records, as waitRound(), reapRound() and nextChunk() hand them over:
      * libwheeltimer's struct wheeltimer_event, REC_WORDS longs each; the
-     * handle, the cookie (unused here), the deadline, the time it fired,
+     * handle, the cookie (the worker's slot), the deadline, the time it fired,
      * the overruns, and the flags with the result in the high half.
      */
     static final int REC_WORDS = 6;
     static final int REC_HANDLE = 0;
+    static final int REC_COOKIE = 1;
     static final int REC_OVERRUNS = 4;
     static final int REC_FLAGS_RES = 5;
 
@@ -95,6 +98,36 @@ final class Native {
 
     static {
         load();
+    }
+
+    /*
+     * The engine's counters, as stats() copies them into a long[]: each at
+     * the index where the JNI library's list of them (statsNames(), the
+     * names of struct wheeltimer_stats' fields) puts it, found here once.
+     * A counter the library no longer copies fails the class's loading.
+     */
+    private static final String[] STAT_NAMES = statsNames();
+    static final int STAT_WORDS = STAT_NAMES.length;
+    static final int STAT_RESOLUTION = stat("resolution_ns");
+    static final int STAT_MAX_PENDING = stat("max_pending");
+    static final int STAT_LIVE = stat("live");
+    static final int STAT_ADDED = stat("added");
+    static final int STAT_FIRED = stat("fired");
+    static final int STAT_CANCELLED = stat("cancelled");
+    static final int STAT_WITHDRAWN = stat("withdrawn");
+    static final int STAT_OVERRUNS = stat("overruns");
+    static final int STAT_TIMER_PROGRAMS = stat("timer_programs");
+    static final int STAT_SUBMITS = stat("submits");
+    static final int STAT_SUBMITTED = stat("submitted");
+    static final int STAT_READS = stat("reads");
+
+    private static int stat(String name) {
+        int i = java.util.Arrays.asList(STAT_NAMES).indexOf(name);
+        if (i < 0) {
+            throw new UnsatisfiedLinkError("the wheeltimer JNI library copies no counter named "
+                                           + name + ": it is not this jar's");
+        }
+        return i;
     }
 
     private Native() {
@@ -187,9 +220,11 @@ final class Native {
 
     static native int now(long ctx, long[] out);
 
+    /** The engine's counters into {@code out}, {@link #STAT_WORDS} long, each at its {@code STAT_*} index. */
     static native int stats(long ctx, long[] out);
 
-    static native int statsWords();
+    /** The names of the counters {@link #stats} copies, in its order. */
+    static native String[] statsNames();
 
     static native int engine(long ctx);
 

@@ -42,11 +42,13 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  */
 public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeout, WheelScheduledFuture {
     /*
-     * The state: a phase in the low bits and TAKEN. A periodic timeout goes
-     * INIT -> RUNNING -> INIT for each run. TAKEN is set once, by the worker,
-     * when it hands the timeout to the engine; from then on a cancel() must
-     * tell the worker (it pushes the timeout again), before it need not
-     * (the worker skips a cancelled timeout it takes).
+     * The state: a phase in the low bits, TAKEN, and the worker's slot. A
+     * periodic timeout goes INIT -> RUNNING -> INIT for each run. TAKEN is
+     * set once, by the worker, when it hands the timeout to the engine,
+     * with the timeout's slot in the worker's table in the bits above
+     * (SLOT_SHIFT), which no transition changes after; from then on a
+     * cancel() must tell the worker (it pushes the timeout again), before
+     * it need not (the worker drops a cancelled timeout it drains).
      */
     static final int ST_INIT = 0;
     static final int ST_RUNNING = 1;
@@ -54,6 +56,9 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
     static final int ST_EXPIRED = 3;
     static final int PHASE = 3;
     static final int TAKEN = 4;
+    static final int SLOT_SHIFT = 3;
+    /** The most slots the state has room for: above the engine's limit of live timeouts (2^24). */
+    static final int MAX_SLOT = (1 << (32 - SLOT_SHIFT)) - 1;
 
     /* A field updater, not a VarHandle: a third of the cost before the JIT has compiled it. */
     private static final AtomicIntegerFieldUpdater<WheelTimeout> STATE =
@@ -64,12 +69,7 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
     /** The first deadline, absolute in ns on the timer's clock. */
     final long deadline;
     private volatile int state;
-    /** The link of the timer's hand-over stack; written before each push. */
-    WheelTimeout next;
-    /**
-     * The worker's: the library's handle, 0 until the engine has the
-     * timeout. Its low half is its index in the worker's table.
-     */
+    /** The worker's: the library's handle, 0 until the engine has the timeout. */
     long handle;
 
     WheelTimeout(WheelTimer timer, TimerTask task, long deadline) {
@@ -118,8 +118,8 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
             if (phase != ST_INIT && phase != ST_RUNNING) {
                 return false;
             }
-            if (STATE.compareAndSet(this, s, ST_CANCELLED | (s & TAKEN))) {
-                timer.cancelled(this, (s & TAKEN) != 0);
+            if (STATE.compareAndSet(this, s, (s & ~PHASE) | ST_CANCELLED)) {
+                timer.handOver.cancelled(this, (s & TAKEN) != 0);
                 return true;
             }
         }
@@ -164,19 +164,33 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
         return state;
     }
 
-    /** INIT -> INIT | TAKEN: the worker hands it to the engine. False if it was cancelled. */
-    final boolean take() {
-        return STATE.compareAndSet(this, ST_INIT, ST_INIT | TAKEN);
+    /** Its slot in the worker's table, 0 until the worker took it. */
+    final int slot() {
+        return state >>> SLOT_SHIFT;
+    }
+
+    /**
+     * INIT -> INIT | TAKEN, in {@code slot} (1 .. {@link #MAX_SLOT}): the
+     * worker hands it to the engine. False if it was cancelled.
+     */
+    final boolean take(int slot) {
+        return STATE.compareAndSet(this, ST_INIT, ST_INIT | TAKEN | slot << SLOT_SHIFT);
+    }
+
+    /** Taken, from phase {@code from} to {@code to}, its slot kept. False if it was not in {@code from}. */
+    private boolean move(int from, int to) {
+        int s = state;
+        return (s & (PHASE | TAKEN)) == (from | TAKEN) && STATE.compareAndSet(this, s, (s & ~PHASE) | to);
     }
 
     /** One-shot: INIT -> EXPIRED. True if the task is to run now. */
     final boolean expire() {
-        return STATE.compareAndSet(this, ST_INIT | TAKEN, ST_EXPIRED | TAKEN);
+        return move(ST_INIT, ST_EXPIRED);
     }
 
     /** The engine refused it: INIT -> CANCELLED. True if it was not cancelled already. */
     final boolean refuse() {
-        return STATE.compareAndSet(this, ST_INIT | TAKEN, ST_CANCELLED | TAKEN);
+        return move(ST_INIT, ST_CANCELLED);
     }
 
     /**
@@ -186,12 +200,12 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
      */
     final boolean cancelOnStop() {
         int s = state;
-        return (s & PHASE) == ST_INIT && STATE.compareAndSet(this, s, ST_CANCELLED | (s & TAKEN));
+        return (s & PHASE) == ST_INIT && STATE.compareAndSet(this, s, (s & ~PHASE) | ST_CANCELLED);
     }
 
     /** Periodic: INIT -> RUNNING. True if the task is to run now. */
     final boolean startRunning() {
-        return STATE.compareAndSet(this, ST_INIT | TAKEN, ST_RUNNING | TAKEN);
+        return move(ST_INIT, ST_RUNNING);
     }
 
     /**
@@ -199,7 +213,7 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
      * one. False if it was cancelled during the run.
      */
     final boolean endRunning(boolean last) {
-        return STATE.compareAndSet(this, ST_RUNNING | TAKEN, (last ? ST_EXPIRED : ST_INIT) | TAKEN);
+        return move(ST_RUNNING, last ? ST_EXPIRED : ST_INIT);
     }
 
     /** What describes the timeout beyond its deadline, for {@link #toString()}. */

@@ -17,7 +17,6 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -26,9 +25,6 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 
 /**
  * A {@link Timer} whose timeouts live in libwheeltimer: in the kernel's
@@ -65,20 +61,22 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
  * A libwheeltimer context may be used by one thread at a time, and only the
  * worker uses it, but for {@code wheeltimer_wake()}. {@code newTimeout()}
  * and {@code cancel()} may be called from any thread. {@code newTimeout()}
- * pushes the timeout onto a lock-free stack (one compare-and-set), which
- * the worker takes whole and hands to the library in one batch, cancels
- * first; {@code cancel()} is a compare-and-set on the timeout, and pushes
+ * puts the timeout in a lock-free queue (one compare-and-set), which the
+ * worker drains each round and hands to the library in one batch, cancels
+ * first; {@code cancel()} is a compare-and-set on the timeout, and queues
  * it again only if the worker had handed it to the engine (one cancelled
  * before that never reaches the engine).
  * {@code newTimeout()} wakes the worker ({@code wheeltimer_wake()}) only if
  * the worker is asleep (at most one call per sleep, whatever the number of
  * callers), and not even then if the worker is lingering: after a round
  * that took new timeouts it sleeps at
- * most {@value #LINGER_NANOS} ns and says so, and a timeout due
- * {@value #DEFER_MARGIN_NANOS} ns or more after that waits for it. A burst
- * of calls so costs one wake-up per linger, not one per call.
+ * most {@value HandOver#LINGER_NANOS} ns and says so, and a timeout due
+ * {@value HandOver#DEFER_MARGIN_NANOS} ns or more after that waits for it. A
+ * burst of calls so costs one wake-up per linger, not one per call.
  * {@code cancel()} never wakes it: the cancelled timeout's own deadline
- * bounds how long the worker may sleep before it sees the cancel.
+ * bounds how long the worker may sleep before it sees the cancel. What
+ * passes between the callers and the worker, and why it is safe, is
+ * {@link HandOver}'s.
  *
  * <h2>Exact cancel, pending counts, limits</h2>
  *
@@ -120,19 +118,6 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 public final class WheelTimer implements Timer {
     static final System.Logger LOG = System.getLogger(WheelTimer.class.getName());
 
-    static final int WORKER_INIT = 0;
-    static final int WORKER_STARTED = 1;
-    static final int WORKER_SHUTDOWN = 2;
-
-    /**
-     * How long the worker sleeps after a round that took new timeouts before
-     * it sleeps until something is due: a burst of newTimeout() calls then
-     * costs one wake-up per linger instead of one per call.
-     */
-    static final long LINGER_NANOS = 1_000_000L;
-    /** A timeout due this long after the lingering worker's wake-up does not wake it. */
-    static final long DEFER_MARGIN_NANOS = 10_000_000L;
-
     /** The default resolution, as libwheeltimer's: 1 ms. */
     public static final long DEFAULT_RESOLUTION_NANOS = 1_000_000L;
     private static final long MIN_RESOLUTION_NANOS = 1_000L;
@@ -140,18 +125,6 @@ public final class WheelTimer implements Timer {
 
     private static final Cleaner CLEANER = Cleaner.create();
     private static final AtomicInteger THREAD_NUMBER = new AtomicInteger();
-
-    /*
-     * Field updaters, not VarHandles: before the JIT has compiled them, a
-     * third of the cost (about 240 ns against 800 for a compare-and-set),
-     * which a fresh JVM's first burst pays on every call.
-     */
-    private static final AtomicIntegerFieldUpdater<WheelTimer> WORKER_STATE =
-            AtomicIntegerFieldUpdater.newUpdater(WheelTimer.class, "workerState");
-    private static final AtomicReferenceFieldUpdater<WheelTimer, WheelTimeout> HEAD =
-            AtomicReferenceFieldUpdater.newUpdater(WheelTimer.class, WheelTimeout.class, "head");
-    private static final AtomicIntegerFieldUpdater<WheelTimer> SLEEPING =
-            AtomicIntegerFieldUpdater.newUpdater(WheelTimer.class, "sleeping");
 
     /* What the timer was opened with. */
     final long ctx;
@@ -167,38 +140,13 @@ public final class WheelTimer implements Timer {
     /** Read the clock through JNI: System.nanoTime() is not CLOCK_MONOTONIC here. */
     private final boolean nativeClock;
 
+    /** Everything that passes between callers and the worker. */
+    final HandOver handOver;
     private final Thread workerThread;
     private final Worker worker;
     private final NativeCloser closer;
     private final Cleaner.Cleanable cleanable;
 
-    @SuppressWarnings("unused")
-    private volatile int workerState;
-    /**
-     * The hand-over stack, newest first, which the worker takes whole: each
-     * new timeout, and each cancelled one that the worker had handed to the
-     * engine.
-     */
-    private volatile WheelTimeout head;
-    /** Other commands for the worker: advance(), stats(). */
-    final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
-    /** 1 while the worker is (about to be) asleep in Native.waitRound(): a producer must wake it. */
-    private volatile int sleeping;
-    /**
-     * Set by a producer whose timeout is due within {@link #URGENT_NANOS}
-     * of its newTimeout() (any, on a virtual clock), cleared by the worker
-     * before it takes the stack: a lingering worker that finds it set does
-     * not sleep. Other pushes wait for the linger's end.
-     */
-    private volatile int urgent;
-    /** While the worker sleeps: 0, or the time (System.nanoTime()) by which it wakes. */
-    private volatile long wakeBy;
-    /** Threads inside wakeWorker(); the native side is closed only when none is. */
-    private final AtomicInteger wakers = new AtomicInteger();
-    /** Set by the worker before it closes the native side. */
-    private volatile boolean closing;
-
-    private final AtomicLong pending = new AtomicLong();
     /** Counted down once start() has started the worker thread. */
     private final CountDownLatch workerStarted = new CountDownLatch(1);
 
@@ -352,6 +300,7 @@ public final class WheelTimer implements Timer {
             virtualClock = b.virtualClock;
             lastDeadline = Long.MAX_VALUE / resolution * resolution;
             nativeClock = !virtualClock && !nanoTimeIsMonotonic();
+            handOver = new HandOver(c, virtualClock, maxPending);
             if (virtualClock) {
                 long[] now = new long[1];
                 int res = Native.now(c, now);
@@ -471,15 +420,15 @@ public final class WheelTimer implements Timer {
      * @throws IllegalStateException if the timer has been stopped
      */
     public void start() {
-        switch (workerState) {
-        case WORKER_INIT:
-            if (WORKER_STATE.compareAndSet(this, WORKER_INIT, WORKER_STARTED)) {
+        switch (handOver.state()) {
+        case HandOver.INIT:
+            if (handOver.begin()) {
                 startWorker();
-            } else if (workerState == WORKER_SHUTDOWN) {
+            } else if (handOver.state() == HandOver.SHUTDOWN) {
                 throw new IllegalStateException("cannot be started once stopped");
             }
             break;
-        case WORKER_STARTED:
+        case HandOver.STARTED:
             break;
         default:
             throw new IllegalStateException("cannot be started once stopped");
@@ -490,7 +439,7 @@ public final class WheelTimer implements Timer {
         try {
             workerThread.start();
         } catch (RuntimeException | Error e) {
-            workerState = WORKER_SHUTDOWN;
+            handOver.end();
             cleanable.clean();
             throw e;
         } finally {
@@ -611,51 +560,27 @@ public final class WheelTimer implements Timer {
      * @throws IllegalStateException      once stopped
      */
     private void admit() {
-        long count = pending.incrementAndGet();
-        if (count > maxPending) {
-            pending.decrementAndGet();
+        long count = handOver.countUp();
+        if (count > handOver.maxPending()) {
+            handOver.countDown();
             throw new RejectedExecutionException("Number of pending timeouts (" + count
                     + ") is greater than or equal to maximum allowed pending timeouts ("
                     + maxPending + ")");
         }
-        if (workerState != WORKER_STARTED) {
+        if (handOver.state() != HandOver.STARTED) {
             try {
                 start();
             } catch (IllegalStateException e) {
-                pending.decrementAndGet();
+                handOver.countDown();
                 throw e;
             }
         }
     }
 
-    /**
-     * A timeout due this long after its newTimeout() may not wait for a
-     * lingering worker that is still awake: the linger, plus the margin
-     * by which a sleeping one is woken.
-     */
-    static final long URGENT_NANOS = LINGER_NANOS + DEFER_MARGIN_NANOS;
-
-    /** Pushes a new timeout made at {@code now} for the worker, and wakes it if it must be. */
+    /** Hands a new timeout made at {@code now} to the worker. */
     private WheelTimeout hand(WheelTimeout t, long now) {
-        push(t);
-        // Before sleeping is read: a worker about to linger either sees
-        // this, or is seen asleep below (both volatile).
-        if ((virtualClock || t.deadline - now < URGENT_NANOS) && urgent == 0) {
-            urgent = 1;
-        }
-        // stop() may have taken the stack for the last time just before the
-        // push: then whoever cancels the timeout first owns it.
-        if (workerState == WORKER_SHUTDOWN && t.cancelOnStop()) {
-            pending.decrementAndGet();
+        if (!handOver.add(t, now)) {
             throw new IllegalStateException("cannot be started once stopped");
-        }
-        // A worker that lingers after a busy round wakes by wakeBy anyway,
-        // and takes the timeout then, well before its deadline.
-        if (sleeping != 0) {
-            long by = wakeBy;
-            if (by == 0 || virtualClock || t.deadline - by < DEFER_MARGIN_NANOS) {
-                wakeWorker();
-            }
         }
         return t;
     }
@@ -692,119 +617,19 @@ public final class WheelTimer implements Timer {
         return Math.max(0, Math.min(d, lastDeadline));
     }
 
-    /**
-     * From WheelTimeout.cancel(): hand the cancel to the worker if the
-     * engine has the timeout ({@code taken}; else the worker drops it when
-     * it takes it), then uncount it.
-     */
-    void cancelled(WheelTimeout t, boolean taken) {
-        if (taken) {
-            push(t);
-        }
-        pending.decrementAndGet();
-    }
-
-    private void push(WheelTimeout t) {
-        for (;;) {
-            WheelTimeout h = head;
-            t.next = h;
-            if (HEAD.compareAndSet(this, h, t)) {
-                return;
-            }
-        }
-    }
-
-    /** The worker's: what is pushed, newest first, left on the stack. */
-    WheelTimeout peekPushed() {
-        return head;
-    }
-
-    /** The worker's: everything pushed, newest first. */
-    WheelTimeout takePushed() {
-        return head == null ? null : HEAD.getAndSet(this, null);
-    }
-
-    /**
-     * The worker's, after {@link #setSleeping}: whether it may not sleep.
-     * A worker that would sleep until something is due must take whatever
-     * was pushed first; one that would linger ({@code lingering}) only
-     * what is due soon, which set {@link #urgent}: the rest it takes at the
-     * linger's end (a push from then on sees it asleep, as hand() says).
-     */
-    boolean hasWork(boolean lingering) {
-        return (lingering ? urgent != 0 : head != null) || !commands.isEmpty()
-               || workerState == WORKER_SHUTDOWN;
-    }
-
-    /** The worker's, before it takes the stack. */
-    void clearUrgent() {
-        if (urgent != 0) {
-            urgent = 0;
-        }
-    }
-
-    /**
-     * The worker's, before it sleeps: from now on producers must wake it,
-     * unless {@code by} is not 0 and their deadline is {@link
-     * #DEFER_MARGIN_NANOS} or more after it: the worker wakes by then.
-     */
-    void setSleeping(long by) {
-        wakeBy = by;
-        sleeping = 1;
-    }
-
-    /** The worker's, when it wakes. */
-    void setAwake() {
-        sleeping = 0;
-    }
-
-    /** Wakes the worker if it is asleep; at most one wheeltimer_wake() per sleep. */
+    /** WheelScheduledExecutor's: wakes the worker if it is asleep, so that it takes the cancels. */
     void wakeWorker() {
-        if (sleeping != 0 && SLEEPING.compareAndSet(this, 1, 0)) {
-            signal();
-        }
-    }
-
-    /** Calls wheeltimer_wake(), unless the native side is closing. */
-    private void signal() {
-        wakers.incrementAndGet();
-        try {
-            if (!closing) {
-                Native.wake(ctx);
-            }
-        } finally {
-            wakers.decrementAndGet();
-        }
+        handOver.wake();
     }
 
     /** The worker's, when it ends: no wake() may be under way when the native side closes. */
     void closeNative() {
-        closing = true;
-        while (wakers.get() != 0) {
-            Thread.onSpinWait();
-        }
+        handOver.closing();
         cleanable.clean();
-    }
-
-    /** The worker's, when it fails: no more timeouts are taken. */
-    void markShutdown() {
-        workerState = WORKER_SHUTDOWN;
     }
 
     boolean isWorkerThread() {
         return Thread.currentThread() == workerThread;
-    }
-
-    int workerState() {
-        return workerState;
-    }
-
-    long lastDeadline() {
-        return lastDeadline;
-    }
-
-    void decrementPending() {
-        pending.decrementAndGet();
     }
 
     /**
@@ -828,9 +653,9 @@ public final class WheelTimer implements Timer {
             throw new IllegalStateException(
                     "WheelTimer.stop() cannot be called from " + TimerTask.class.getSimpleName());
         }
-        if (!WORKER_STATE.compareAndSet(this, WORKER_STARTED, WORKER_SHUTDOWN)) {
-            int was = WORKER_STATE.getAndSet(this, WORKER_SHUTDOWN);
-            if (was == WORKER_INIT) {
+        int was = handOver.end();
+        if (was != HandOver.STARTED) {
+            if (was == HandOver.INIT) {
                 cleanable.clean();
             }
             return Collections.emptySet();
@@ -844,7 +669,7 @@ public final class WheelTimer implements Timer {
                 interrupted = true;
             }
         }
-        signal();
+        handOver.signal();
         while (workerThread.isAlive()) {
             try {
                 workerThread.join();
@@ -863,7 +688,7 @@ public final class WheelTimer implements Timer {
      * to run (a periodic one counts until it ends).
      */
     public long pendingTimeouts() {
-        return pending.get();
+        return handOver.pending();
     }
 
     /** The limit of {@link #pendingTimeouts()}: the engine's {@code max_pending}. */
@@ -944,7 +769,7 @@ public final class WheelTimer implements Timer {
      * @throws IllegalStateException if the timer has stopped
      */
     List<WheelTimeout> pendingList() {
-        if (workerState == WORKER_INIT) {
+        if (handOver.state() == HandOver.INIT) {
             return List.of();
         }
         return isWorkerThread() ? worker.pending() : onWorker(worker::pending);
@@ -958,11 +783,10 @@ public final class WheelTimer implements Timer {
     private <T> T onWorker(Callable<T> call) {
         start();
         FutureTask<T> f = new FutureTask<>(call);
-        commands.add(f);
-        if (workerState == WORKER_SHUTDOWN) {
+        handOver.post(f);
+        if (handOver.state() == HandOver.SHUTDOWN) {
             f.cancel(false);
         }
-        wakeWorker();
         boolean interrupted = false;
         try {
             for (;;) {
@@ -994,7 +818,7 @@ public final class WheelTimer implements Timer {
     public String toString() {
         return "WheelTimer(" + engine.name().toLowerCase(Locale.ROOT) + " engine, resolution "
                 + resolution + " ns" + (virtualClock ? ", virtual clock" : "")
-                + ", pending " + pending.get() + ")";
+                + ", pending " + handOver.pending() + ")";
     }
 
     /** Closes the native side once: at the worker's end, at stop() before start, or by the Cleaner. */

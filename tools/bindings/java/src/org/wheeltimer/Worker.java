@@ -20,27 +20,36 @@ import java.util.concurrent.FutureTask;
 /**
  * The only thread that calls libwheeltimer for its timer, as the library
  * requires. Each round it runs the queued commands ({@code advance()},
- * {@code stats()}), takes the timer's hand-over stack whole and queues its
- * cancels, then the adds held back by the round before, then its adds
- * (holding back a round those due {@link #HOLD_NANOS} or more later), with
- * the library (one JNI call per 1024
- * operations, no system call), then waits in the library's
+ * {@code stats()}), drains what callers pushed to the timer's
+ * {@link HandOver} and queues its cancels, then the adds held back by the
+ * round before, then its adds (holding back a round those due
+ * {@link #HOLD_NANOS} or more later), with the library (one JNI call per
+ * 1024 operations, no system call), then waits in the library's
  * {@code wheeltimer_wait()}, which submits them in one batch, and reaps
  * what is ready or else sleeps until something is due or another thread
  * ends the wait with {@code wheeltimer_wake()}; then it runs the tasks of
  * what fired, in deadline order, chunk by chunk.
  *
- * <p>A timeout in the engine is found by its handle's index (the library's
- * handle is an index into its table of handles, dense and reused most
- * recently freed first, plus a generation): {@link #byIndex} holds it, and
- * it holds its whole handle, which a record must match. An entry is
- * cleared when the timeout's cancel is queued (the library releases the
- * handle then) or its final record is read (the library released it when
- * it reaped the record). No operation is queued while a round's records
- * are being run, so an index cannot be reused under a record not yet run.
+ * <p>A timeout the engine holds has a slot in {@link #bySlot}, given when
+ * the worker takes it and kept in the timeout's state; its add carries the
+ * slot as the cookie that each of its records brings back, and a record
+ * must also match the timeout's whole handle. A slot is freed when the
+ * timeout's cancel is queued or its final record is read. No operation is
+ * queued while a round's records are being run, so a slot is not reused
+ * under a record not yet run.
+ *
+ * <p>Slots are given in order, each the first free one after the last
+ * given, in a table at most three quarters full. The table is old in the
+ * collector's heap, and storing a young timeout into it marks the card
+ * (512 bytes) it falls in for G1's refinement: slots given in order mark
+ * a card per few dozen adds. The library's handle indexes, which the table
+ * was indexed by before, are reused most recently freed first, as random
+ * as the cancels that free them: a card per add, which G1's refinement
+ * threads then scanned (see the binding's README for the figures).
  */
-final class Worker implements Runnable {
+final class Worker implements Runnable, HandOver.Round {
     private final WheelTimer timer;
+    private final HandOver handOver;
     private final long ctx;
 
     /* One apply()'s operations, their outcomes, and the timeout of each add. */
@@ -55,24 +64,11 @@ final class Worker implements Runnable {
     private final long[] records;
     private final long[] scratch = new long[2];
 
-    /** The timeouts the engine holds, by their handle's index. */
-    private WheelTimeout[] byIndex = new WheelTimeout[1024];
-    /** During handOver(): the adds taken from the stack, oldest first. */
-    private WheelTimeout adds;
-    /**
-     * Adds held back a round, oldest first (linked by their own link, which
-     * no other thread writes before take()): due {@link #HOLD_NANOS} or
-     * more after the round that took them from the stack, they reach the
-     * engine at the next round, unless cancelled by then. A request
-     * timeout cancelled within a round so costs the worker a look, and the
-     * engine nothing, as one cancelled before the worker took it.
-     */
-    private WheelTimeout held;
-    private WheelTimeout heldTail;
-    /** During handOver(): adds due at this time or later are held back. */
-    private long horizon;
-    /** During handOver(): the adds queued. */
-    private int queued;
+    /** The timeouts the engine holds, by their slot (0 is none). */
+    private WheelTimeout[] bySlot = new WheelTimeout[1024];
+    /** Where the search for a free slot starts: after the last given. */
+    private int nextSlot = 1;
+    private int slotsUsed;
     /** A round's records are being run: nothing may be queued (see above). */
     private boolean inRound;
 
@@ -90,6 +86,7 @@ final class Worker implements Runnable {
 
     Worker(WheelTimer timer) {
         this.timer = timer;
+        this.handOver = timer.handOver;
         this.ctx = timer.ctx;
         this.ops = new long[Native.opsWords()];
         this.opsMax = Native.opsMax();
@@ -101,9 +98,13 @@ final class Worker implements Runnable {
     /**
      * How far ahead an add must be due to be held back a round: at least
      * the linger, by which the next round comes, plus the margin within
-     * which a newTimeout() wakes a lingering worker.
+     * which a newTimeout() wakes a lingering worker. A request timeout
+     * cancelled within a round so costs the worker a look at it a round
+     * later, and the engine nothing, as one cancelled before the worker
+     * drained it; and the worker has not read it while its caller could
+     * still cancel it (see {@link HandOver}).
      */
-    static final long HOLD_NANOS = WheelTimer.DEFER_MARGIN_NANOS;
+    static final long HOLD_NANOS = HandOver.DEFER_MARGIN_NANOS;
 
     @Override
     public void run() {
@@ -111,7 +112,7 @@ final class Worker implements Runnable {
         try {
             loop();
         } catch (RuntimeException | Error e) {
-            timer.markShutdown();
+            handOver.end();
             WheelTimer.LOG.log(Level.ERROR, "the wheeltimer worker failed; the timer is stopped", e);
             throw e;
         } finally {
@@ -123,34 +124,32 @@ final class Worker implements Runnable {
         boolean busy = false;
         // A stop() ends the loop at the next round, even with more due:
         // what has not run yet is returned, cancelled, as Netty's does.
-        while (timer.workerState() != WheelTimer.WORKER_SHUTDOWN) {
-            timer.clearUrgent();
+        while (handOver.state() != HandOver.SHUTDOWN) {
+            handOver.beginRound();
             busy |= handOver(true) > 0;
             runCommands();
             // Wait in the library: it returns what is ready, else sleeps
-            // until something is due or a producer ends the wait with
+            // until something is due or a caller ends the wait with
             // wheeltimer_wake(). After a round that took timeouts, or while
             // adds are held back (handed over at the next round), linger:
-            // sleep at most LINGER_NANOS, and tell producers so. From here
-            // on a producer that pushes sees the sleep and wakes us if its
+            // sleep at most LINGER_NANOS, and tell callers so. From here on
+            // a caller that pushes sees the sleep and wakes us if its
             // timeout is due soon; one that pushed before is seen by
-            // hasWork(), and then the wait only reaps: any push if we would
-            // sleep until something is due, only one due soon (urgent) if
-            // we would linger. Both are volatile accesses. A lingering
-            // worker so takes what a stream of callers pushes once per
-            // linger, not as fast as it can: each round costs it, and the
-            // callers too, whose cancels find their timeouts in its cache.
-            long timeout = busy || held != null ? WheelTimer.LINGER_NANOS : -1;
-            timer.setSleeping(timeout >= 0 ? timer.nanoTime() + timeout : 0);
-            if (timer.hasWork(timeout >= 0)) {
-                timer.setAwake();
+            // mayNotSleep(), and then the wait only reaps (HandOver's
+            // rules, 1). A lingering worker so takes what a stream of
+            // callers pushes once per linger, not as fast as it can: each
+            // round costs it, and the callers too.
+            long timeout = busy || handOver.holding() ? HandOver.LINGER_NANOS : -1;
+            handOver.sleep(timeout >= 0 ? timer.nanoTime() + timeout : HandOver.FOREVER);
+            if (handOver.mayNotSleep(timeout >= 0)) {
+                handOver.awake();
                 timeout = 0;
             } else {
                 busy = false;
                 wakeups++;
             }
             int n = Native.waitRound(ctx, timeout, records);
-            timer.setAwake();
+            handOver.awake();
             if (n == -Native.EINTR) {
                 // A producer's wake (or a signal): its push is on the stack.
                 continue;
@@ -166,108 +165,75 @@ final class Worker implements Runnable {
 
     private void runCommands() {
         FutureTask<?> f;
-        while ((f = timer.commands.poll()) != null) {
+        while ((f = handOver.nextCommand()) != null) {
             f.run();
         }
     }
 
     /**
      * Hands what was pushed to the library: the cancels of timeouts the
-     * engine holds, then the adds held back a round (see {@link #held}),
-     * then the new adds, oldest first; with {@code hold}, a new add due
-     * {@link #HOLD_NANOS} or more from now is held back instead. A timeout
-     * cancelled before the worker took it, or while held back, is dropped
-     * here: the engine never hears of it. Returns the number of adds
-     * queued that this call took from the stack.
-     *
-     * <p>Each loop's body is a method of its own, here and in dispatch():
-     * a fresh JVM compiles a method after a few hundred calls, but a loop
-     * inside one only after tens of thousands of turns, and runs it
-     * interpreted until then (most of a first burst of 100 000 timeouts).
+     * engine holds, then the adds held back a round, then the new adds,
+     * oldest first; with {@code hold}, a new add due {@link #HOLD_NANOS} or
+     * more from now is held back instead ({@link HandOver#drain}). Returns
+     * the number of new adds given.
      */
     private int handOver(boolean hold) {
-        for (WheelTimeout t = timer.takePushed(); t != null; ) {
-            t = sortPushed(t);
-        }
-        // Held back a round: older than any add on the stack, so first
-        // (the engine keeps the order of those due at the same time).
-        WheelTimeout h = held;
-        held = null;
-        heldTail = null;
-        horizon = Long.MAX_VALUE;
-        while (h != null) {
-            h = addTaken(h);
-        }
-        // Only what came from the stack makes the round busy: a round that
-        // hands over only what it held back need not linger for more.
-        queued = 0;
-        WheelTimeout a = adds;
-        adds = null;
-        if (a != null) {
-            // Not on a virtual clock: advance() hands everything over.
-            if (hold && !timer.isVirtualClock()) {
-                horizon = timer.nanoTime() + HOLD_NANOS;
-            }
-            while (a != null) {
-                a = addTaken(a);
-            }
-        }
+        // Not on a virtual clock: advance() hands everything over.
+        long horizon = hold && !handOver.isVirtualClock()
+                ? timer.nanoTime() + HOLD_NANOS : Long.MAX_VALUE;
+        int given = handOver.drain(horizon, this);
         flush();
-        return queued;
+        return given;
     }
 
-    /**
-     * One timeout of those pushed: a cancel is queued, an add kept for
-     * {@link #addTaken}, in {@link #adds}. Returns the next one.
-     */
-    private WheelTimeout sortPushed(WheelTimeout t) {
-        WheelTimeout next = t.next;
-        int s = t.state();
-        if ((s & WheelTimeout.TAKEN) != 0) {
-            // Pushed by cancel(): the engine has it, unless its last record came.
-            t.next = null;
-            queueCancel(t);
-        } else if (s == WheelTimeout.ST_INIT) {
-            // An add: relinked, oldest first. Nothing else writes the link
-            // before take() succeeds.
-            t.next = adds;
-            adds = t;
-        } else {
-            // Cancelled before it was taken (or refused to a newTimeout()
-            // that raced stop()).
-            t.next = null;
+    /** HandOver's: the engine has {@code t}, which was cancelled: queue its cancel. */
+    @Override
+    public void cancel(WheelTimeout t) {
+        queueCancel(t);
+    }
+
+    /** HandOver's: {@code t} is taken for the engine and queued, unless it was cancelled since. */
+    @Override
+    public void add(WheelTimeout t, boolean held) {
+        int slot = freeSlot();
+        if (t.take(slot)) {
+            // From here cancel() pushes it again.
+            bySlot[slot] = t;
+            nextSlot = slot + 1;
+            slotsUsed++;
+            queueAdd(t, slot);
         }
-        return next;
     }
 
-    /**
-     * One add of a list, oldest first: held back (see {@link #held}) if it
-     * is due at {@link #horizon} or later, else taken for the engine and
-     * queued, unless it was cancelled meanwhile. Returns the next one.
-     * (The loops that call it are a load and a call a turn: in a fresh JVM
-     * they run interpreted, the body compiled.)
-     */
-    private WheelTimeout addTaken(WheelTimeout a) {
-        WheelTimeout next = a.next;
-        a.next = null;
-        if (a.deadline >= horizon) {
-            if (a.state() == WheelTimeout.ST_INIT) {
-                if (heldTail == null) {
-                    held = a;
-                } else {
-                    heldTail.next = a;
-                }
-                heldTail = a;
+    /** The first free slot from {@link #nextSlot} on, the table grown first if it is 3/4 full. */
+    private int freeSlot() {
+        if (slotsUsed >= bySlot.length / 4 * 3) {
+            if (bySlot.length > WheelTimeout.MAX_SLOT / 2) {
+                throw new IllegalStateException("more timeouts than the worker's table has slots: "
+                                                + slotsUsed);
             }
-        } else if (a.take()) {
-            // From here cancel() pushes it, and the link is cancel()'s.
-            queueAdd(a);
-            queued++;
+            bySlot = Arrays.copyOf(bySlot, bySlot.length * 2);
         }
-        return next;
+        WheelTimeout[] table = bySlot;
+        int i = nextSlot;
+        for (;;) {
+            if (i >= table.length) {
+                i = 1;
+            }
+            if (table[i] == null) {
+                return i;
+            }
+            i++;
+        }
     }
 
-    private void queueAdd(WheelTimeout a) {
+    /** Frees the slot of {@code t}, which the engine no longer holds. */
+    private void release(WheelTimeout t) {
+        bySlot[t.slot()] = null;
+        slotsUsed--;
+    }
+
+    private void queueAdd(WheelTimeout a, int slot) {
         if (opWords + Native.OP_MAX_WORDS > ops.length || opCount == opsMax) {
             flush();
         }
@@ -292,6 +258,7 @@ final class Worker implements Runnable {
             ops[w + 1] = a.deadline;
             opWords = w + 2;
         }
+        ops[w] |= (long) slot << Native.OP_COOKIE_SHIFT;
         opOwner[opCount++] = a;
     }
 
@@ -300,11 +267,18 @@ final class Worker implements Runnable {
      * its final record was read, its add failed, or it was never added.
      */
     private void queueCancel(WheelTimeout t) {
-        int i = (int) t.handle;
-        if (i <= 0 || i >= byIndex.length || byIndex[i] != t) {
+        int slot = t.slot();
+        if (slot == 0 || bySlot[slot] != t) {
             return;
         }
-        byIndex[i] = null;
+        if (t.handle == 0) {
+            // Its add is queued, not yet applied: apply it to learn its handle.
+            flush();
+            if (bySlot[slot] != t) {
+                return;
+            }
+        }
+        release(t);
         if (opWords + Native.OP_MAX_WORDS > ops.length || opCount == opsMax) {
             flush();
         }
@@ -343,26 +317,12 @@ final class Worker implements Runnable {
             return;
         }
         opOwner[i] = null;
-        int index = (int) r;
-        if (index == 0) {
+        if ((int) r == 0) {
+            release(t);
             refuse(t, -err);
             return;
         }
-        if (index < 0 || index >= byIndex.length) {
-            grow(index);
-        }
-        byIndex[index] = t;
         t.handle = r;
-    }
-
-    /** Room in the tables for {@code index}, an unsigned 32-bit index. */
-    private void grow(int index) {
-        long need = Integer.toUnsignedLong(index) + 1;
-        if (need > Integer.MAX_VALUE - 8) {
-            throw new IllegalStateException("a wheeltimer handle's index beyond any table: " + need);
-        }
-        int cap = (int) Math.max(need, Math.min((long) byIndex.length * 2, Integer.MAX_VALUE - 8));
-        byIndex = Arrays.copyOf(byIndex, cap);
     }
 
     /**
@@ -397,8 +357,8 @@ final class Worker implements Runnable {
     private void dispatchOne(long[] r, int k) {
         long handle = r[k + Native.REC_HANDLE];
         long flagsRes = r[k + Native.REC_FLAGS_RES];
-        int i = (int) handle;
-        WheelTimeout t = i > 0 && i < byIndex.length ? byIndex[i] : null;
+        int slot = (int) r[k + Native.REC_COOKIE];
+        WheelTimeout t = slot > 0 && slot < bySlot.length ? bySlot[slot] : null;
         if (t == null || t.handle != handle) {
             WheelTimer.LOG.log(Level.ERROR, "a wheeltimer record for no timeout (handle {0})",
                                Long.toUnsignedString(handle, 16));
@@ -407,16 +367,16 @@ final class Worker implements Runnable {
         int flags = (int) flagsRes;
         if ((flags & (Native.EV_ADD | Native.EV_MODIFY | Native.EV_CANCEL)) != 0) {
             // Only a failed add can come: this binding neither modifies nor asks for NOTIFY.
-            byIndex[i] = null;
+            release(t);
             refuse(t, (int) (flagsRes >> 32));
             return;
         }
         fired++;
         if (!(t instanceof SlackOrPeriodicTimeout p) || p.period == 0) {
-            byIndex[i] = null;
+            release(t);
             if (t.expire()) {
                 // Uncounted before it runs, as HashedWheelTimer does.
-                timer.decrementPending();
+                handOver.ended();
                 run(t);
             }
             return;
@@ -429,16 +389,16 @@ final class Worker implements Runnable {
                 queueCancel(p);
                 flush();
             } else {
-                byIndex[i] = null;
+                release(t);
             }
             return;
         }
         if (last) {
-            byIndex[i] = null;
+            release(t);
         }
         run(p);
         if (p.endRunning(last) && last) {
-            timer.decrementPending();
+            handOver.ended();
         }
     }
 
@@ -456,7 +416,7 @@ final class Worker implements Runnable {
     /** The engine would not take {@code t}: it is cancelled by the timer. */
     private void refuse(WheelTimeout t, int err) {
         if (t.refuse()) {
-            timer.decrementPending();
+            handOver.ended();
             refused++;
             WheelTimer.LOG.log(Level.WARNING, "the wheeltimer engine refused a timeout ({0}): "
                                + "it is cancelled: {1}", Native.strerror(err), t);
@@ -507,15 +467,19 @@ final class Worker implements Runnable {
                 throw Native.error("wheeltimer_submit", res);
             }
         }
-        long[] s = new long[Native.statsWords()];
+        long[] s = new long[Native.STAT_WORDS];
         int res = Native.stats(ctx, s);
         if (res < 0) {
             throw Native.error("wheeltimer_stats", res);
         }
-        return new WheelTimerStats(timer.engine(), s[1], s[2], s[4], s[7], s[9], s[11],
-                                   s[12], s[13], s[14], s[16], s[17], s[20],
-                                   timer.pendingTimeouts(), tasksRun, taskFailures, refused,
-                                   wakeups);
+        return new WheelTimerStats(timer.engine(), s[Native.STAT_RESOLUTION],
+                                   s[Native.STAT_MAX_PENDING], s[Native.STAT_LIVE],
+                                   s[Native.STAT_ADDED], s[Native.STAT_FIRED],
+                                   s[Native.STAT_CANCELLED], s[Native.STAT_WITHDRAWN],
+                                   s[Native.STAT_OVERRUNS], s[Native.STAT_TIMER_PROGRAMS],
+                                   s[Native.STAT_SUBMITS], s[Native.STAT_SUBMITTED],
+                                   s[Native.STAT_READS], timer.pendingTimeouts(), tasksRun,
+                                   taskFailures, refused, wakeups);
     }
 
     int tid() {
@@ -534,17 +498,9 @@ final class Worker implements Runnable {
         if (!inRound) {
             handOver(false);
         } else {
-            // Only this thread relinks what is pushed, and it is here.
-            for (WheelTimeout t = timer.peekPushed(); t != null; t = t.next) {
-                if (t.state() == WheelTimeout.ST_INIT) {
-                    all.add(t);
-                }
-            }
-            for (WheelTimeout t = held; t != null; t = t.next) {
-                all.add(t);
-            }
+            handOver.forEachPending(all::add);
         }
-        for (WheelTimeout t : byIndex) {
+        for (WheelTimeout t : bySlot) {
             if (t != null) {
                 all.add(t);
             }
@@ -559,32 +515,17 @@ final class Worker implements Runnable {
      * caller cancels meanwhile is the caller's, not stop()'s.
      */
     private void shutdown() {
-        for (WheelTimeout t = timer.takePushed(); t != null; ) {
-            WheelTimeout next = t.next;
-            t.next = null;
-            // An add never taken; a cancel's push is the caller's.
-            if ((t.state() & WheelTimeout.TAKEN) == 0) {
-                stopCancel(t);
-            }
-            t = next;
-        }
-        for (WheelTimeout t = held; t != null; ) {
-            WheelTimeout next = t.next;
-            t.next = null;
-            stopCancel(t);
-            t = next;
-        }
-        held = null;
-        heldTail = null;
-        for (int i = 0; i < byIndex.length; i++) {
-            WheelTimeout t = byIndex[i];
+        // The adds never handed over: held back, or pushed since.
+        handOver.forEachPending(this::stopCancel);
+        for (int i = 0; i < bySlot.length; i++) {
+            WheelTimeout t = bySlot[i];
             if (t != null) {
                 stopCancel(t);
-                byIndex[i] = null;
+                bySlot[i] = null;
             }
         }
         FutureTask<?> f;
-        while ((f = timer.commands.poll()) != null) {
+        while ((f = handOver.nextCommand()) != null) {
             f.cancel(false);
         }
         timer.closeNative();
@@ -593,7 +534,7 @@ final class Worker implements Runnable {
     /** Cancels {@code t} for stop(), unless it ran, is running or was cancelled. */
     private void stopCancel(WheelTimeout t) {
         if (t.cancelOnStop()) {
-            timer.decrementPending();
+            handOver.ended();
             unprocessed.add(t);
         }
     }

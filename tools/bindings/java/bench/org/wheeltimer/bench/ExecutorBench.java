@@ -35,13 +35,14 @@ import org.wheeltimer.WheelScheduledExecutor;
 import org.wheeltimer.WheelTimer;
 
 /**
- * {@code ExecutorBench [--quick] [--max-pending N] [--rounds N] [--ops N]}:
+ * {@code ExecutorBench [--quick] [--max-pending N] [--rounds N] [--ops N] [--resolution NS]}:
  * each executor, with a pool of one thread, measured the same way in turn,
  * rounds going round the executors so that a slow spell of the machine
  * falls on all of them; medians of the rounds (5; --rounds), after a round
  * that warms the JIT up. Only ratios between executors of one run mean
  * anything. --ops is the operations per measurement of schedule + cancel
- * (1 M), --max-pending leaves out the larger pending counts.
+ * (1 M), --max-pending leaves out the larger pending counts, --resolution
+ * gives WheelScheduledExecutor another resolution than its default.
  *
  * <ul>
  * <li>schedule + cancel: {@code P} request timeouts 30 s away pending (1 K,
@@ -159,8 +160,9 @@ public final class ExecutorBench {
 
     public static void main(String[] args) throws Exception {
         List<String> a = Arrays.asList(args);
+        int resolution = option(a, "--resolution", 0);
         new ExecutorBench(a.contains("--quick"), option(a, "--max-pending", 1_000_000),
-                          option(a, "--rounds", 0), option(a, "--ops", 0)).run();
+                          option(a, "--rounds", 0), option(a, "--ops", 0)).run(resolution);
     }
 
     private static int option(List<String> args, String name, int otherwise) {
@@ -168,9 +170,12 @@ public final class ExecutorBench {
         return i >= 0 ? Integer.parseInt(args.get(i + 1)) : otherwise;
     }
 
-    private void run() throws Exception {
+    private void run(int resolution) throws Exception {
         List<Config> configs = List.of(
-                new Config("WheelScheduledExecutor", f -> new WheelScheduledExecutor(1, f)),
+                new Config("WheelScheduledExecutor", f -> resolution > 0
+                        ? WheelScheduledExecutor.builder().threadFactory(f)
+                                .resolution(resolution, TimeUnit.NANOSECONDS).build()
+                        : new WheelScheduledExecutor(1, f)),
                 new Config("STPE", f -> new ScheduledThreadPoolExecutor(1, f)),
                 new Config("STPE, removeOnCancel", f -> {
                     ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(1, f);
@@ -178,11 +183,13 @@ public final class ExecutorBench {
                     return s;
                 }));
         int n = configs.size();
-        System.out.println("# executor bench" + (quick ? " (quick)" : "") + ": "
-                           + Runtime.getRuntime().availableProcessors() + " CPU(s), "
-                           + System.getProperty("java.vm.name") + " "
-                           + System.getProperty("java.version") + ", heap "
-                           + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB");
+        ScheduledExecutorService first = configs.get(0).make.apply(new Named());
+        floorResolution = ((WheelScheduledExecutor) first).resolutionNanos();
+        close(first);
+        System.out.println(Machine.describe("executor bench" + (quick ? " (quick)" : "")) + ", heap "
+                           + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB"
+                           + ", WheelScheduledExecutor's resolution " + floorResolution + " ns"
+                           + (resolution > 0 ? " (--resolution)" : " (its default)"));
         System.out.println("# warming up");
         for (Config c : configs) {
             with(c, e -> churn(of(e), 1_000, 1, churnOps / 4, new double[1]));
@@ -257,6 +264,7 @@ public final class ExecutorBench {
         rule.append(" --- |");
         System.out.println(head);
         System.out.println(rule);
+        List<String> targets = new ArrayList<>();
         for (int p = 0; p < pendings.length; p++) {
             for (int t = 0; t < threads.length; t++) {
                 double[] v = new double[n + 1];
@@ -269,6 +277,7 @@ public final class ExecutorBench {
                                             count(pendings[p]), threads[t], threads[t] > 1 ? "s" : "");
                 row(what + ", wall ns", v, "%.0f");
                 row(what + ", CPU ns", c, "%.0f");
+                targets.add(target(what + ", CPU", c[0], c[1], 1.0));
             }
         }
         double[] v = new double[n];
@@ -276,6 +285,8 @@ public final class ExecutorBench {
             v[i] = median(expiry[i]);
         }
         row("per expired task, " + count(expiryTasks) + " due together, ns", v, "%.0f");
+        targets.add(target("per expired task", v[0], v[1], 1.0));
+        targets.add(target("lateness p99", median(late[0][1]), median(late[1][1]), 2.0));
         StringBuilder b = new StringBuilder("| lateness p50 / p99 / max, us (" + latenessTasks
                                             + " tasks, 20 to 220 ms) |");
         for (int i = 0; i < n; i++) {
@@ -292,6 +303,19 @@ public final class ExecutorBench {
         }
         System.out.println(b.append(" — |"));
         System.out.println("=== end");
+        System.out.println();
+        System.out.println("=== executor bench: issue 27's targets, WheelScheduledExecutor / "
+                           + "ScheduledThreadPoolExecutor (default policy), on " + Machine.cpuModel());
+        targets.forEach(System.out::println);
+        System.out.println("=== end");
+        System.out.println(Machine.loadAtEnd());
+    }
+
+    /** A target's line: ours / theirs, against the most it may be. */
+    private static String target(String what, double ours, double theirs, double at) {
+        double x = ours / theirs;
+        return String.format(Locale.ROOT, "%s: %.2f (target at most %.1f: %s)", what, x, at,
+                             x <= at ? "met" : "not met");
     }
 
     private static String count(int n) {
@@ -385,10 +409,14 @@ public final class ExecutorBench {
         };
     }
 
+    /** The resolution of WheelScheduledExecutor as measured, which its floor is measured at. */
+    private long floorResolution = WheelTimer.DEFAULT_RESOLUTION_NANOS;
+
     /** The timer alone, as WheelScheduledExecutor opens it: the floor of its schedule + cancel. */
-    private static double timerChurn(int pending, int threads, int ops, double[] cpu)
+    private double timerChurn(int pending, int threads, int ops, double[] cpu)
             throws InterruptedException {
-        WheelTimer t = new WheelTimer(new Named());
+        WheelTimer t = WheelTimer.builder().threadFactory(new Named())
+                .resolution(floorResolution, TimeUnit.NANOSECONDS).build();
         try {
             return churn(of(t), pending, threads, ops, cpu);
         } finally {

@@ -119,6 +119,63 @@ class WheelTimerTest {
     }
 
     /**
+     * The worker's table of the timeouts the engine holds wraps round and
+     * grows while cancels free slots at random and adds take them again.
+     * It starts at 1024 slots and grows once three quarters are used: 700
+     * timeouts reach the engine, every other one is cancelled, 600 more
+     * come (they fill the table's end, wrap round into the freed slots,
+     * and grow it), then every fifth of all is cancelled. Each of the rest
+     * runs once, at its own deadline, and no cancelled one runs.
+     */
+    @Test
+    void theWorkersSlotsAreReusedWithoutMixingUpTimeouts() {
+        WheelTimer timer = virtual();
+        int first = 700;
+        int n = first + 600;
+        AtomicInteger[] runs = new AtomicInteger[n];
+        long[] ranAt = new long[n];
+        List<WheelTimeout> made = new ArrayList<>();
+        boolean[] cancelled = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            if (i == first) {
+                assertEquals(first, timer.stats().live(), "the first ones reached the engine");
+                for (int j = 0; j < first; j += 2) {
+                    assertTrue(made.get(j).cancel());
+                    cancelled[j] = true;
+                }
+                assertEquals(first / 2, timer.stats().live(), "and half of them left it");
+            }
+            int k = i;
+            runs[i] = new AtomicInteger();
+            // Deadlines 1 to 60 ms, interleaved, so that a mix-up shows.
+            made.add(timer.newTimeout(t -> {
+                runs[k].incrementAndGet();
+                ranAt[k] = timer.nanoTime();
+            }, (i * 7919L % 60 + 1) * MS, TimeUnit.NANOSECONDS));
+        }
+        for (int j = 0; j < n; j += 5) {
+            if (!cancelled[j]) {
+                assertTrue(made.get(j).cancel());
+                cancelled[j] = true;
+            }
+        }
+        // In steps: the tasks of one advance() all read its end.
+        for (int ms = 0; ms <= 60; ms++) {
+            timer.advance(1, TimeUnit.MILLISECONDS);
+        }
+        for (int i = 0; i < n; i++) {
+            long deadline = made.get(i).deadlineNanos();
+            assertEquals(cancelled[i] ? 0 : 1, runs[i].get(), "timeout " + i + " ran as often as it should");
+            if (!cancelled[i]) {
+                assertTrue(ranAt[i] >= deadline && ranAt[i] <= deadline + timer.resolutionNanos(),
+                           "timeout " + i + ", due at " + deadline + ", ran at " + ranAt[i]);
+            }
+        }
+        assertEquals(0, timer.pendingTimeouts());
+        assertEquals(0, timer.stats().live());
+    }
+
+    /**
      * A round larger than the chunks it is handed over in (1024 records):
      * 5000 timeouts due within three ticks, made in an order that is
      * neither theirs nor its reverse, all collected by one advance(): each
@@ -477,6 +534,14 @@ class WheelTimerTest {
         assertEquals(15, s.live(), "the cancels reached the engine before the counters were read");
         assertEquals(31, s.added());
         assertEquals(11, s.fired());
+        assertEquals(5, s.cancelled(), "the five far ones, cancelled while armed");
+        assertEquals(0, s.withdrawn(), "no record was withdrawn");
+        assertEquals(0, s.overruns(), "nothing periodic");
+        assertTrue(s.submits() >= 1 && s.submits() <= s.submitted(),
+                   "batches " + s.submits() + ", each of one operation or more: " + s.submitted());
+        assertTrue(s.submitted() >= 36, "31 adds and 5 cancels submitted: " + s.submitted());
+        assertTrue(s.reads() >= 1, "records were read: " + s.reads());
+        assertTrue(s.timerPrograms() >= 1, "the engine's timer was set: " + s.timerPrograms());
         assertEquals(0, s.refused());
         assertEquals(threads.tid(), timer.workerThreadId());
     }

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Machine.java - what a benchmark's figures were measured on: the CPU
+ * model, the CPUs, the runtime, and how loaded the machine was
+ */
+package org.wheeltimer.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * The lines a benchmark prints first and last, so that each run names its
+ * CPU (the ratios depend on it: a cache line moving between two cores
+ * costs more on some than on others) and says how busy the machine was
+ * (on a shared machine, other processes come and go).
+ */
+final class Machine {
+    private Machine() {
+    }
+
+    /** "# NAME: MODEL, N CPU(s), JVM VERSION, load 1 / 5 / 15 min A / B / C". */
+    static String describe(String name) {
+        return String.format(Locale.ROOT, "# %s: %s, %d CPU(s), %s %s, load average %s", name,
+                             cpuModel(), Runtime.getRuntime().availableProcessors(),
+                             System.getProperty("java.vm.name"), System.getProperty("java.version"),
+                             load());
+    }
+
+    /** "# load average at the end: A / B / C (1, 5, 15 min)". */
+    static String loadAtEnd() {
+        return "# load average at the end: " + load();
+    }
+
+    /** The first "model name" of /proc/cpuinfo, else the architecture. */
+    static String cpuModel() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+                if (line.startsWith("model name")) {
+                    return line.substring(line.indexOf(':') + 1).trim();
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // Not Linux, or hidden: the architecture will do.
+        }
+        return System.getProperty("os.arch");
+    }
+
+    /** The 1, 5 and 15 minute load averages of /proc/loadavg, "A / B / C (1, 5, 15 min)". */
+    static String load() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + " / " + f[1] + " / " + f[2] + " (1, 5, 15 min)";
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+}
