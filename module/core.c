@@ -731,41 +731,6 @@ static void wt_consumed(struct wt_core *core, unsigned int n, u64 overruns)
 		wt_core_program(core);
 }
 
-/*
- * Describe up to @max records from the head of the ready list, collecting
- * first if fewer are ready; with @deliver, each is consumed as soon as
- * described, else it stays queued, noted in @core->taken.
- */
-static unsigned int wt_take(struct wt_core *core, struct wt_event *ev,
-			    unsigned int max, bool deliver)
-{
-	struct hlist_node *node;
-	u64 now, next, overruns = 0;
-	unsigned int n = 0;
-	struct wt_timer *t;
-
-	max = min_t(unsigned int, max, WT_READ_BATCH);
-	if (core->nr_ready < max)
-		wt_core_collect(core, max);
-	now = wt_core_now(core);
-	for (node = core->ready.first; node && n < max; n++) {
-		t = container_of(node, struct wt_timer, ready.link);
-		node = node->next;
-		wt_describe(core, t, now, &ev[n], &next);
-		if (!deliver) {
-			core->taken[n].timer = t;
-			core->taken[n].next = next;
-			continue;
-		}
-		wt_ready_del(core, t);
-		overruns += ev[n].overruns;
-		wt_consume_one(core, t, &ev[n], next);
-	}
-	if (deliver && n)
-		wt_consumed(core, n, overruns);
-	return n;
-}
-
 /**
  * wt_core_take() - describe the records at the head of the ready list
  * @core: the file
@@ -781,7 +746,22 @@ static unsigned int wt_take(struct wt_core *core, struct wt_event *ev,
 unsigned int wt_core_take(struct wt_core *core, struct wt_event *ev,
 			  unsigned int max)
 {
-	return wt_take(core, ev, max, false);
+	struct hlist_node *node;
+	unsigned int n = 0;
+	struct wt_timer *t;
+	u64 now;
+
+	max = min_t(unsigned int, max, WT_READ_BATCH);
+	if (core->nr_ready < max)
+		wt_core_collect(core, max);
+	now = wt_core_now(core);
+	for (node = core->ready.first; node && n < max; n++) {
+		t = container_of(node, struct wt_timer, ready.link);
+		node = node->next;
+		wt_describe(core, t, now, &ev[n], &core->taken[n].next);
+		core->taken[n].timer = t;
+	}
+	return n;
 }
 
 /**
@@ -806,21 +786,6 @@ void wt_core_consume(struct wt_core *core, const struct wt_event *ev,
 			       core->taken[i].next);
 	}
 	wt_consumed(core, n, overruns);
-}
-
-/**
- * wt_core_deliver() - wt_core_take() and wt_core_consume() of every record
- *	described at once, for a driver that cannot fail to hand them out
- * @core: the file
- * @ev: where to
- * @max: room in @ev
- *
- * Return: how many records were handed out, at most WT_READ_BATCH.
- */
-unsigned int wt_core_deliver(struct wt_core *core, struct wt_event *ev,
-			     unsigned int max)
-{
-	return wt_take(core, ev, max, true);
 }
 
 /* ------------------------------------------------------- virtual clock */

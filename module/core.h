@@ -166,8 +166,6 @@ unsigned int wt_core_take(struct wt_core *core, struct wt_event *ev,
 			  unsigned int max);
 void wt_core_consume(struct wt_core *core, const struct wt_event *ev,
 		     unsigned int n);
-unsigned int wt_core_deliver(struct wt_core *core, struct wt_event *ev,
-			     unsigned int max);
 int wt_core_advance(struct wt_core *core, struct wt_advance *adv);
 int wt_core_query(struct wt_core *core, struct wt_query *q);
 void wt_core_stats(const struct wt_core *core, struct wt_stats *st);
