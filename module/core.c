@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * core.c - the rules of a file of timeouts (core.h), for both drivers
+ * core.c - the rules of a file of timeouts (core.h)
  *
  * A deadline goes in the wheel at the tick it falls in, rounded up, and is
  * due once a reading reaches that tick: never early, at most one
@@ -37,13 +37,13 @@ void wt_core_init(struct wt_core *core, u64 id)
 	core->id = id;
 }
 
-/* Give back everything; the driver has stopped its timer. */
+/* Give back everything; the file's timer has been stopped. */
 void wt_core_destroy(struct wt_core *core)
 {
 	wt_store_destroy(&core->store);
 }
 
-/* The file's clock, in ns; the driver may call it without its lock. */
+/* The file's clock, in ns; callable without the file's mutex. */
 u64 wt_core_now(const struct wt_core *core)
 {
 	if (wt_core_is_virtual(core))
@@ -190,8 +190,9 @@ static void wt_ready_del(struct wt_core *core, struct wt_timer *t)
 /* ---------------------------------------------------------- operations */
 
 /*
- * Charge @need bytes, what the store is about to allocate, to the driver:
- * false if it refuses. The store's size is noted in *@before.
+ * Charge @need bytes, what the store is about to allocate, to the file's
+ * user (wt_core_charge()): false if refused. The store's size is noted in
+ * *@before.
  */
 static bool wt_charge(struct wt_core *core, size_t need, size_t *before)
 {
@@ -480,7 +481,7 @@ unsigned int wt_core_apply(struct wt_core *core, struct wt_op *ops,
  * file keeps the block until it is closed. A file leases at most
  * max_pending + WT_LEASE_SLACK ids, rounded up to whole blocks.
  *
- * Return: 0, -ENOSPC beyond that or the driver's charge, -ENOMEM.
+ * Return: 0, -ENOSPC beyond that or the user's limit, -ENOMEM.
  */
 int wt_core_lease(struct wt_core *core, u32 *first, u32 *count)
 {
@@ -877,7 +878,7 @@ int wt_core_advance(struct wt_core *core, struct wt_advance *adv)
 /**
  * wt_core_check_config() - whether a WT_IOC_SET_CONFIG may be applied
  * @cfg: the configuration asked for
- * @pending_limit: the most max_pending the driver allows anyone
+ * @pending_limit: the most max_pending any file may have
  *
  * Return: 0 or -EINVAL; nothing is changed.
  */
@@ -907,7 +908,7 @@ int wt_core_check_config(const struct wt_config *cfg, u64 pending_limit)
  * wt_core_configure() - set the configuration of a file with no timeout
  * @core: the file
  * @cfg: a configuration wt_core_check_config() accepted, with a non-zero
- *	max_pending; the driver has set up its timer's clock
+ *	max_pending; the file's timer is set up on its clock
  */
 void wt_core_configure(struct wt_core *core, const struct wt_config *cfg)
 {
@@ -968,8 +969,8 @@ int wt_core_query(struct wt_core *core, struct wt_query *q)
 
 /*
  * The counters of @core, as WT_IOC_STATS returns them, read field by field
- * without the lock; @size, @hrtimer_expiries and @user_timeouts are the
- * driver's to set.
+ * without the mutex; @size, @hrtimer_expiries and @user_timeouts are the
+ * caller's to set.
  */
 void wt_core_stats(const struct wt_core *core, struct wt_stats *st)
 {

@@ -4,9 +4,9 @@
  * module's files tell each other about it
  *
  * Every open() of the device makes one struct wt_ctx: a core (core.h: the
- * timeouts and their rules, shared with libwheeltimer's in-process engine)
- * and what the kernel drives it with: an hrtimer, the file's mutex, the
- * readers' waitqueue, an eventfd, the opener's time namespace and user.
+ * timeouts and their rules) and what drives it: an hrtimer, the file's
+ * mutex, the readers' waitqueue, an eventfd, the opener's time namespace
+ * and user.
  * Each file of the module does one job:
  *
  *	main.c		the limits (sysctls), the misc device, init and exit
@@ -15,8 +15,8 @@
  *			batched: the copies in and out
  *	ioctl.c		the other ioctls: API, configuration, ADVANCE, eventfd,
  *			QUERY, STATS, LEASE
- *	drive.c		the file's clock and its hrtimer: what the core asks of
- *			its driver
+ *	drive.c		the file's clock, its hrtimer and its memory charge:
+ *			the calls core.h lists for them
  *	fdinfo.c	/proc/PID/fdinfo
  *	user.c		the memory all the files of one user may hold
  *	core.c		the rules, wheel.c the timing wheel, store.c the timeouts
