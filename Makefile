@@ -93,8 +93,8 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	java check-java check-java-ahc check-java-vm bench-java bench-java-host \
 	bench-java-exec \
 	arm64-module arm64-selftests arm64-lib check-arm64 \
-	scheduler check-cluster bench-cluster upstream check-upstream \
-	check-deps check-module stage-lib stage-java
+	scheduler check-cluster bench-cluster upstream upstream-kernel \
+	check-upstream check-deps check-module stage-lib stage-java
 
 all: module
 
@@ -300,16 +300,21 @@ check-vm-debug: debug-module selftests
 		tee $(BUILD)/check-vm-debug.log
 
 # The upstream series (tools/upstream): `make upstream` writes it into
-# $(BUILD)/upstream, a git format-patch series against linux-source-6.1
-# and a cover letter to finish; check-upstream applies it to a pristine
-# tree, checkpatches and builds every patch, builds the driver =m and =y
-# in a copy of the debug kernel's tree, and runs the selftests installed
-# from the tree on the =y kernel (UPSTREAM_TESTS=all: every program, not
-# the default few; tools/upstream/README.md).
+# $(BUILD)/upstream, a git format-patch series against linux-source-6.12
+# and its cover letter; check-upstream applies it to a pristine tree,
+# checkpatches and builds every patch, builds the driver =m and =y in a
+# copy of the tree of the 6.12 kernel that tools/upstream/kernel-config
+# describes (built once, cached in $(BUILD)/upstream-kernel), and runs the
+# selftests installed from the tree on the =y kernel
+# (tools/upstream/README.md).
 upstream:
 	@tools/upstream/make-series $(BUILD)/upstream
 
-check-upstream: debug-kernel
+upstream-kernel:
+	@tools/debug-kernel/build tools/upstream/kernel-config \
+		$(BUILD)/upstream-kernel >/dev/null
+
+check-upstream: upstream-kernel
 	@echo "== the upstream series, applied, built =m and =y, selftests on =y"
 	@mkdir -p $(BUILD)
 	@set -o pipefail; tools/upstream/check-series | tee $(BUILD)/check-upstream.log
@@ -536,7 +541,7 @@ bench-cluster: stage-java
 #                      and man pages
 #   check-vm           the selftests on Debian's kernel (the ioctls and their
 #                      errors, clocks, delivery, isolation, threads, stress,
-#                      hostile userspace, the limits and parameters, time
+#                      hostile userspace, the limits and their sysctls, time
 #                      namespaces, io_uring, processes)
 #   check-vm32         the same built for i386 on that kernel (compat_ioctl)
 #   check-vm-debug     the same on the debug kernel (KASAN, lockdep, kmemleak,

@@ -12,6 +12,7 @@
 #include <linux/eventfd.h>
 #include <linux/hrtimer.h>
 #include <linux/slab.h>
+#include <linux/sysctl.h>
 #include <linux/version.h>
 
 /* 6.8 dropped the count argument: a signal always adds one. */
@@ -46,6 +47,23 @@ static inline void wt_hrtimer_setup(struct hrtimer *timer,
 #define WT_SLAB_NO_MERGE	SLAB_NO_MERGE
 #else
 #define WT_SLAB_NO_MERGE	0
+#endif
+
+/* 6.11 made the table a sysctl's handler is given const. */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 11, 0)
+#define wt_ctl_table		const struct ctl_table
+#else
+#define wt_ctl_table		struct ctl_table
+#endif
+
+/*
+ * Until 6.6 register_sysctl() took a table ended by an empty entry; since,
+ * it counts the entries of the array, and 6.12 refuses an empty one.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+#define WT_SYSCTL_END
+#else
+#define WT_SYSCTL_END		{ }
 #endif
 
 #endif /* _WHEELTIMER_COMPAT_H */

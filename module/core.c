@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * core.c - the rules of a file of timeouts (core.h), for both drivers
+ * core.c - the rules of a file of timeouts (core.h)
  *
  * A deadline goes in the wheel at the tick it falls in, rounded up, and is
  * due once a reading reaches that tick: never early, at most one
@@ -37,13 +37,13 @@ void wt_core_init(struct wt_core *core, u64 id)
 	core->id = id;
 }
 
-/* Give back everything; the driver has stopped its timer. */
+/* Give back everything; the file's timer has been stopped. */
 void wt_core_destroy(struct wt_core *core)
 {
 	wt_store_destroy(&core->store);
 }
 
-/* The file's clock, in ns; the driver may call it without its lock. */
+/* The file's clock, in ns; callable without the file's mutex. */
 u64 wt_core_now(const struct wt_core *core)
 {
 	if (wt_core_is_virtual(core))
@@ -190,8 +190,9 @@ static void wt_ready_del(struct wt_core *core, struct wt_timer *t)
 /* ---------------------------------------------------------- operations */
 
 /*
- * Charge @need bytes, what the store is about to allocate, to the driver:
- * false if it refuses. The store's size is noted in *@before.
+ * Charge @need bytes, what the store is about to allocate, to the file's
+ * user (wt_core_charge()): false if refused. The store's size is noted in
+ * *@before.
  */
 static bool wt_charge(struct wt_core *core, size_t need, size_t *before)
 {
@@ -480,7 +481,7 @@ unsigned int wt_core_apply(struct wt_core *core, struct wt_op *ops,
  * file keeps the block until it is closed. A file leases at most
  * max_pending + WT_LEASE_SLACK ids, rounded up to whole blocks.
  *
- * Return: 0, -ENOSPC beyond that or the driver's charge, -ENOMEM.
+ * Return: 0, -ENOSPC beyond that or the user's limit, -ENOMEM.
  */
 int wt_core_lease(struct wt_core *core, u32 *first, u32 *count)
 {
@@ -731,41 +732,6 @@ static void wt_consumed(struct wt_core *core, unsigned int n, u64 overruns)
 		wt_core_program(core);
 }
 
-/*
- * Describe up to @max records from the head of the ready list, collecting
- * first if fewer are ready; with @deliver, each is consumed as soon as
- * described, else it stays queued, noted in @core->taken.
- */
-static unsigned int wt_take(struct wt_core *core, struct wt_event *ev,
-			    unsigned int max, bool deliver)
-{
-	struct hlist_node *node;
-	u64 now, next, overruns = 0;
-	unsigned int n = 0;
-	struct wt_timer *t;
-
-	max = min_t(unsigned int, max, WT_READ_BATCH);
-	if (core->nr_ready < max)
-		wt_core_collect(core, max);
-	now = wt_core_now(core);
-	for (node = core->ready.first; node && n < max; n++) {
-		t = container_of(node, struct wt_timer, ready.link);
-		node = node->next;
-		wt_describe(core, t, now, &ev[n], &next);
-		if (!deliver) {
-			core->taken[n].timer = t;
-			core->taken[n].next = next;
-			continue;
-		}
-		wt_ready_del(core, t);
-		overruns += ev[n].overruns;
-		wt_consume_one(core, t, &ev[n], next);
-	}
-	if (deliver && n)
-		wt_consumed(core, n, overruns);
-	return n;
-}
-
 /**
  * wt_core_take() - describe the records at the head of the ready list
  * @core: the file
@@ -781,7 +747,22 @@ static unsigned int wt_take(struct wt_core *core, struct wt_event *ev,
 unsigned int wt_core_take(struct wt_core *core, struct wt_event *ev,
 			  unsigned int max)
 {
-	return wt_take(core, ev, max, false);
+	struct hlist_node *node;
+	unsigned int n = 0;
+	struct wt_timer *t;
+	u64 now;
+
+	max = min_t(unsigned int, max, WT_READ_BATCH);
+	if (core->nr_ready < max)
+		wt_core_collect(core, max);
+	now = wt_core_now(core);
+	for (node = core->ready.first; node && n < max; n++) {
+		t = container_of(node, struct wt_timer, ready.link);
+		node = node->next;
+		wt_describe(core, t, now, &ev[n], &core->taken[n].next);
+		core->taken[n].timer = t;
+	}
+	return n;
 }
 
 /**
@@ -806,21 +787,6 @@ void wt_core_consume(struct wt_core *core, const struct wt_event *ev,
 			       core->taken[i].next);
 	}
 	wt_consumed(core, n, overruns);
-}
-
-/**
- * wt_core_deliver() - wt_core_take() and wt_core_consume() of every record
- *	described at once, for a driver that cannot fail to hand them out
- * @core: the file
- * @ev: where to
- * @max: room in @ev
- *
- * Return: how many records were handed out, at most WT_READ_BATCH.
- */
-unsigned int wt_core_deliver(struct wt_core *core, struct wt_event *ev,
-			     unsigned int max)
-{
-	return wt_take(core, ev, max, true);
 }
 
 /* ------------------------------------------------------- virtual clock */
@@ -912,7 +878,7 @@ int wt_core_advance(struct wt_core *core, struct wt_advance *adv)
 /**
  * wt_core_check_config() - whether a WT_IOC_SET_CONFIG may be applied
  * @cfg: the configuration asked for
- * @pending_limit: the most max_pending the driver allows anyone
+ * @pending_limit: the most max_pending any file may have
  *
  * Return: 0 or -EINVAL; nothing is changed.
  */
@@ -942,7 +908,7 @@ int wt_core_check_config(const struct wt_config *cfg, u64 pending_limit)
  * wt_core_configure() - set the configuration of a file with no timeout
  * @core: the file
  * @cfg: a configuration wt_core_check_config() accepted, with a non-zero
- *	max_pending; the driver has set up its timer's clock
+ *	max_pending; the file's timer is set up on its clock
  */
 void wt_core_configure(struct wt_core *core, const struct wt_config *cfg)
 {
@@ -1003,8 +969,8 @@ int wt_core_query(struct wt_core *core, struct wt_query *q)
 
 /*
  * The counters of @core, as WT_IOC_STATS returns them, read field by field
- * without the lock; @size, @hrtimer_expiries and @user_timeouts are the
- * driver's to set.
+ * without the mutex; @size, @hrtimer_expiries and @user_timeouts are the
+ * caller's to set.
  */
 void wt_core_stats(const struct wt_core *core, struct wt_stats *st)
 {

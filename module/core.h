@@ -8,14 +8,10 @@
  * the uapi's rules to it: the operations and their errors, ticks and
  * deadlines, collecting what is due, the records and what reading them
  * does to periodic timeouts, the virtual clock, and when the file's timer
- * must expire next. It knows nothing of hrtimers, mutexes, user copies or
- * timerfds: a driver does that, and calls the core with its lock held.
- * Two drivers compile it unchanged: the module's (ctx.h: the hrtimer, the
- * mutex, the copies and the per-user limit) and libwheeltimer's in-process
- * engine (a timerfd in a process), so that both have the same rules.
- *
- * The caller serializes every call (the module: the file's mutex). Fields
- * a driver reads without that lock are said below (READ_ONCE()).
+ * must expire next. It does not touch the hrtimer, the file's locks or
+ * user memory: the rest of the driver does (ctx.h), and calls it with the
+ * file's mutex held. Fields read without that mutex are said below
+ * (READ_ONCE()).
  */
 #ifndef _WHEELTIMER_CORE_H
 #define _WHEELTIMER_CORE_H
@@ -39,8 +35,7 @@
 #define WT_COLLECT_ALL		U64_MAX
 /*
  * Ids a file may lease beyond its max_pending: room for the adds a caller
- * queues and submits before it learns they failed (libwheeltimer queues at
- * most 64 batches).
+ * queues and submits before it learns they failed, up to 64 batches.
  */
 #define WT_LEASE_SLACK		(64 * WT_BATCH_MAX)
 /*
@@ -133,8 +128,8 @@ struct wt_core {
 };
 
 /*
- * Add @n to counter @field of @core's counters; caller holds the lock, and
- * the driver may read the counter at any time.
+ * Add @n to counter @field of @core's counters; caller holds the mutex,
+ * and fdinfo and WT_IOC_STATS may read the counter at any time.
  */
 #define wt_count(core, field, n)					\
 	do {								\
@@ -166,8 +161,6 @@ unsigned int wt_core_take(struct wt_core *core, struct wt_event *ev,
 			  unsigned int max);
 void wt_core_consume(struct wt_core *core, const struct wt_event *ev,
 		     unsigned int n);
-unsigned int wt_core_deliver(struct wt_core *core, struct wt_event *ev,
-			     unsigned int max);
 int wt_core_advance(struct wt_core *core, struct wt_advance *adv);
 int wt_core_query(struct wt_core *core, struct wt_query *q);
 void wt_core_stats(const struct wt_core *core, struct wt_stats *st);
@@ -175,9 +168,8 @@ void wt_core_program(struct wt_core *core);
 void wt_core_destroy(struct wt_core *core);
 
 /*
- * What the core asks of its driver, which defines each of these once: the
- * module in drive.c, libwheeltimer's in-process engine in engine_process.c.
- * Each is called with the driver's lock held.
+ * The file's clock, timer and memory charge, which drive.c defines. Each
+ * is called with the file's mutex held.
  *
  * wt_core_clock(): the file's clock, in ns, when it is not virtual.
  * wt_core_expiry(): whether the file's timer has expired with what it
@@ -189,7 +181,7 @@ void wt_core_destroy(struct wt_core *core);
  *	most @core->last_tick + 1, which means never).
  * wt_core_armed(): whether the timer is armed and has not expired since.
  * wt_core_charge(): the store is about to allocate @bytes: false if the
- *	driver refuses them (the module: the per-user limit).
+ *	per-user limit refuses them (user.c).
  * wt_core_uncharge(): the store gave back, or did not allocate, @bytes.
  * wt_core_notify(): records were queued (by an advance): wake waiters.
  */

@@ -4,20 +4,20 @@
  * module's files tell each other about it
  *
  * Every open() of the device makes one struct wt_ctx: a core (core.h: the
- * timeouts and their rules, shared with libwheeltimer's in-process engine)
- * and what the kernel drives it with: an hrtimer, the file's mutex, the
- * readers' waitqueue, an eventfd, the opener's time namespace and user.
+ * timeouts and their rules) and what drives it: an hrtimer, the file's
+ * mutex, the readers' waitqueue, an eventfd, the opener's time namespace
+ * and user.
  * Each file of the module does one job:
  *
- *	main.c		module parameters, the misc device, init and exit
+ *	main.c		the limits (sysctls), the misc device, init and exit
  *	file.c		the file operations: open, release, read, poll, ioctl
  *	lock.c		the file's mutex, and waking those it turned away
  *	ops.c		WT_OP_ADD, WT_OP_CANCEL and WT_OP_MODIFY, alone or
  *			batched: the copies in and out
  *	ioctl.c		the other ioctls: API, configuration, ADVANCE, eventfd,
  *			QUERY, STATS, LEASE
- *	drive.c		the file's clock and its hrtimer: what the core asks of
- *			its driver
+ *	drive.c		the file's clock, its hrtimer and its memory charge:
+ *			the calls core.h lists for them
  *	fdinfo.c	/proc/PID/fdinfo
  *	user.c		the memory all the files of one user may hold
  *	core.c		the rules, wheel.c the timing wheel, store.c the timeouts
@@ -145,7 +145,7 @@ static inline bool wt_records_owed(const struct wt_ctx *ctx)
 	return wt_core_owes(&ctx->core) || READ_ONCE(ctx->expired);
 }
 
-/* main.c: the module parameters, as they are now. */
+/* main.c: the limits, as they are now. */
 unsigned long wt_pending_default(void);
 unsigned long wt_pending_limit(void);
 unsigned long wt_user_limit_bytes(void);

@@ -3,7 +3,7 @@
  * drive.c - what drives a wheeltimer file's core in the kernel: its clock,
  * its hrtimer, and the memory it charges
  *
- * These are the calls the core (core.h) makes of its driver.
+ * It defines the calls core.h lists for them.
  *
  * Clock. A file measures time on its clockid, in the time namespace of the
  * process that opened it: the host's CLOCK_MONOTONIC or CLOCK_BOOTTIME

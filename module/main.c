@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - the wheeltimer module: its parameters, /dev/wheeltimer, init
+ * main.c - /dev/wheeltimer, its limits in /proc/sys/dev/wheeltimer/, init
  * and exit
  *
  * The device is mode 0666: any local user may open it, as any user may
  * call timerfd_create(). What one user's files may hold is bounded by the
- * parameters below, each checked when it is written (a bad value fails the
- * write and changes nothing) and once more, together, at load:
+ * limits below, which an administrator sets as sysctls, as epoll's
+ * fs.epoll.max_user_watches; each is checked, against the others too, when
+ * it is written, and a write that fails changes nothing:
  *
  *	max_pending		a new file's max_pending, and the most a
  *				file opened without CAP_SYS_RESOURCE may ask
  *	max_pending_limit	the most any file may ask
  *	max_user_timeouts	the storage all the files of one user may
  *				hold together, in timeouts (user.h); by
- *				default 4% of RAM, as epoll's
- *				max_user_watches
+ *				default 4% of RAM, as max_user_watches
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -22,8 +22,10 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/sysctl.h>
 
+#include "compat.h"
 #include "ctx.h"
 #include "store.h"
 
@@ -35,47 +37,70 @@
 
 static unsigned long max_pending = 1UL << 20;
 static unsigned long max_pending_limit = 1UL << 24;
-/* 0 until init sizes it from the memory, unless given at load. */
+/* Sized from the memory at init. */
 static unsigned long max_user_timeouts;
-/* Set once init has checked the parameters together. */
-static bool wt_params_live;
 
-static int wt_param_set(const char *val, const struct kernel_param *kp)
+/* Serializes the writers of the limits, which are checked together. */
+static DEFINE_MUTEX(wt_limits_lock);
+
+static bool wt_limit_valid(const unsigned long *p, unsigned long v)
 {
-	unsigned long v, *p = kp->arg;
-	int ret;
-
-	ret = kstrtoul(val, 0, &v);
-	if (ret)
-		return ret;
+	lockdep_assert_held(&wt_limits_lock);
 	if (p == &max_pending)
-		ret = v && (!wt_params_live || v <= max_pending_limit);
-	else if (p == &max_pending_limit)
-		ret = v <= WT_PENDING_CEILING &&
-		      (!wt_params_live || v >= max_pending);
-	else
-		ret = v && v <= WT_USER_CEILING;
-	if (!ret)
-		return -EINVAL;
-	/* Writers are serialized by the module's parameter lock. */
-	WRITE_ONCE(*p, v);
-	return 0;
+		return v && v <= max_pending_limit;
+	if (p == &max_pending_limit)
+		return v <= WT_PENDING_CEILING && v >= max_pending;
+	return v && v <= WT_USER_CEILING;
 }
 
-static const struct kernel_param_ops wt_param_ops = {
-	.set = wt_param_set,
-	.get = param_get_ulong,
+/* Parses into a copy, so that a value refused leaves the limit as it was. */
+static int wt_limit_handler(wt_ctl_table *table, int write,
+			    void *buffer, size_t *lenp, loff_t *ppos)
+{
+	unsigned long *p = table->data, v;
+	struct ctl_table copy = *table;
+	int ret;
+
+	copy.data = &v;
+	mutex_lock(&wt_limits_lock);
+	v = *p;
+	ret = proc_doulongvec_minmax(&copy, write, buffer, lenp, ppos);
+	if (!ret && write) {
+		if (wt_limit_valid(p, v))
+			WRITE_ONCE(*p, v);
+		else
+			ret = -EINVAL;
+	}
+	mutex_unlock(&wt_limits_lock);
+	return ret;
+}
+
+static struct ctl_table wt_sysctls[] = {
+	{
+		.procname	= "max_pending",
+		.data		= &max_pending,
+		.maxlen		= sizeof(max_pending),
+		.mode		= 0644,
+		.proc_handler	= wt_limit_handler,
+	},
+	{
+		.procname	= "max_pending_limit",
+		.data		= &max_pending_limit,
+		.maxlen		= sizeof(max_pending_limit),
+		.mode		= 0644,
+		.proc_handler	= wt_limit_handler,
+	},
+	{
+		.procname	= "max_user_timeouts",
+		.data		= &max_user_timeouts,
+		.maxlen		= sizeof(max_user_timeouts),
+		.mode		= 0644,
+		.proc_handler	= wt_limit_handler,
+	},
+	WT_SYSCTL_END
 };
 
-module_param_cb(max_pending, &wt_param_ops, &max_pending, 0644);
-MODULE_PARM_DESC(max_pending,
-		 "Timeouts a new file may hold, and the most it may ask for without CAP_SYS_RESOURCE (default 1048576)");
-module_param_cb(max_pending_limit, &wt_param_ops, &max_pending_limit, 0644);
-MODULE_PARM_DESC(max_pending_limit,
-		 "The most timeouts any file may ask for (default 16777216)");
-module_param_cb(max_user_timeouts, &wt_param_ops, &max_user_timeouts, 0644);
-MODULE_PARM_DESC(max_user_timeouts,
-		 "The storage all the files of one user may hold, in timeouts (default: 4% of RAM)");
+static struct ctl_table_header *wt_sysctl_header;
 
 unsigned long wt_pending_limit(void)
 {
@@ -94,17 +119,8 @@ unsigned long wt_user_limit_bytes(void)
 	       PAGE_SIZE;
 }
 
-/*
- * A fixed minor, so that depmod can record the node in modules.devname and
- * the system create it before the module is loaded; opening it then loads
- * the module, as for /dev/fuse. Documentation/admin-guide/devices.txt keeps
- * misc minors 243 to 254 for local use: this module, being out of tree,
- * takes one of those.
- */
-#define WHEELTIMER_MINOR	250
-
 static struct miscdevice wheeltimer_misc = {
-	.minor		= WHEELTIMER_MINOR,
+	.minor		= MISC_DYNAMIC_MINOR,
 	.name		= "wheeltimer",
 	.fops		= &wt_fops,
 	/* Meant for unprivileged programs, as timerfd is. */
@@ -118,30 +134,32 @@ static int __init wheeltimer_init(void)
 	BUILD_BUG_ON(WT_OPS_CHUNK < 1 || WT_OPS_CHUNK > WT_READ_BATCH);
 
 	/* As epoll sizes max_user_watches: 4% of the memory. */
-	if (!max_user_timeouts)
-		max_user_timeouts = min(totalram_pages() / 25 * WT_BLOCK_TIMERS,
-					WT_USER_CEILING);
-	if (max_pending > max_pending_limit) {
-		pr_err("need max_pending <= max_pending_limit\n");
-		return -EINVAL;
-	}
-	wt_params_live = true;
+	max_user_timeouts = min(totalram_pages() / 25 * WT_BLOCK_TIMERS,
+				WT_USER_CEILING);
 	ret = wt_store_create_caches();
 	if (ret)
 		return ret;
-	ret = misc_register(&wheeltimer_misc);
-	if (ret) {
-		if (ret == -EBUSY)
-			pr_err("misc minor %d is taken by another driver\n",
-			       WHEELTIMER_MINOR);
-		wt_store_destroy_caches();
+	wt_sysctl_header = register_sysctl("dev/wheeltimer", wt_sysctls);
+	if (IS_ENABLED(CONFIG_SYSCTL) && !wt_sysctl_header) {
+		ret = -ENOMEM;
+		goto err_caches;
 	}
+	ret = misc_register(&wheeltimer_misc);
+	if (ret)
+		goto err_sysctl;
+	return 0;
+
+err_sysctl:
+	unregister_sysctl_table(wt_sysctl_header);
+err_caches:
+	wt_store_destroy_caches();
 	return ret;
 }
 
 static void __exit wheeltimer_exit(void)
 {
 	misc_deregister(&wheeltimer_misc);
+	unregister_sysctl_table(wt_sysctl_header);
 	wt_store_destroy_caches();
 }
 
@@ -153,6 +171,3 @@ MODULE_LICENSE("GPL");
 #ifdef WT_VERSION
 MODULE_VERSION(WT_VERSION);
 #endif
-/* The first open() of the node made from modules.devname loads it. */
-MODULE_ALIAS_MISCDEV(WHEELTIMER_MINOR);
-MODULE_ALIAS("devname:wheeltimer");

@@ -6,10 +6,10 @@
  * in the kernel is bounded per user, not only per file, as epoll bounds a
  * user's watches: each user (by real uid, as epoll counts them) has one
  * struct wt_user that all the files it opened charge for their context
- * and their timeout storage, in bytes. A charge beyond the limit (module
- * parameter max_user_timeouts, turned into bytes by wt_user_limit_bytes())
- * fails, except for files opened with CAP_SYS_RESOURCE, which are charged
- * but not held to it.
+ * and their timeout storage, in bytes. A charge beyond the limit (the
+ * sysctl dev.wheeltimer.max_user_timeouts, turned into bytes by
+ * wt_user_limit_bytes()) fails, except for files opened with
+ * CAP_SYS_RESOURCE, which are charged but not held to it.
  */
 #ifndef _WHEELTIMER_USER_H
 #define _WHEELTIMER_USER_H

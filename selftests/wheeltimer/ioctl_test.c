@@ -50,13 +50,13 @@ FIXTURE_TEARDOWN(wt)
 	ASSERT_STREQ(self->before, self->after); \
 } while (0)
 
-static __u64 module_param(const char *name)
+/* A limit the administrator sets, from /proc/sys/dev/wheeltimer/. */
+static __u64 sysctl_limit(const char *name)
 {
 	char path[128], buf[32] = "";
 	int fd;
 
-	snprintf(path, sizeof(path), "/sys/module/wheeltimer/parameters/%s",
-		 name);
+	snprintf(path, sizeof(path), "/proc/sys/dev/wheeltimer/%s", name);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
 		return 0;
@@ -204,7 +204,7 @@ TEST(config_of_a_new_file_is_monotonic_at_one_millisecond)
 	EXPECT_EQ(WT_RESOLUTION_DEFAULT, c.resolution);
 	EXPECT_EQ(CLOCK_MONOTONIC, c.clockid);
 	EXPECT_EQ(0, c.flags);
-	EXPECT_EQ(module_param("max_pending"), c.max_pending);
+	EXPECT_EQ(sysctl_limit("max_pending"), c.max_pending);
 	EXPECT_EQ(0, c.reserved[0] | c.reserved[1] | c.reserved[2]);
 	close(fd);
 }
@@ -228,11 +228,11 @@ TEST_F(wt, config_set_is_what_get_returns)
 	EXPECT_EQ(WT_RESOLUTION_MIN, c.resolution);
 	EXPECT_EQ(CLOCK_REALTIME, c.clockid);
 	EXPECT_EQ(WT_CONFIG_VIRTUAL, c.flags);
-	/* 0 stands for the module's default. */
-	EXPECT_EQ(module_param("max_pending"), c.max_pending);
+	/* 0 stands for the default, the sysctl max_pending. */
+	EXPECT_EQ(sysctl_limit("max_pending"), c.max_pending);
 
 	ASSERT_EQ(0, wt_config(self->fd, WT_RESOLUTION_MAX, CLOCK_MONOTONIC,
-			       0, module_param("max_pending_limit")));
+			       0, sysctl_limit("max_pending_limit")));
 }
 
 TEST_F(wt, config_rejects_each_bad_field_and_keeps_the_old_one)
@@ -270,7 +270,7 @@ TEST_F(wt, config_rejects_each_bad_field_and_keeps_the_old_one)
 	c.clockid = (__u32)-1;
 	EXPECT_EQ(-EINVAL, wt_ret(ioctl(self->fd, WT_IOC_SET_CONFIG, &c)));
 	c = good;
-	c.max_pending = module_param("max_pending_limit") + 1;
+	c.max_pending = sysctl_limit("max_pending_limit") + 1;
 	EXPECT_EQ(-EINVAL, wt_ret(ioctl(self->fd, WT_IOC_SET_CONFIG, &c)));
 	EXPECT_EQ(-EFAULT, wt_ret(ioctl(self->fd, WT_IOC_SET_CONFIG, (void *)8)));
 	EXPECT_EQ(-EFAULT, wt_ret(ioctl(self->fd, WT_IOC_GET_CONFIG, (void *)8)));

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The bounds on what a user may pin in kernel memory, and the module
- * parameters that set them:
+ * The bounds on what a user may pin in kernel memory, and the sysctls in
+ * /proc/sys/dev/wheeltimer/ that set them:
  *
  * - max_pending: a new file's max_pending, and the most a file may ask for
  *   without CAP_SYS_RESOURCE (more is EPERM);
@@ -13,10 +13,10 @@
  *   epoll's max_user_watches. Past it, WT_OP_ADD fails with ENOSPC; files
  *   opened with CAP_SYS_RESOURCE are charged but not limited.
  *
- * A bad value written to a parameter fails with EINVAL and changes
- * nothing. The tests run as root and do what a user would as uid 65534
- * in a child; they lower max_user_timeouts for speed and restore every
- * parameter afterwards.
+ * A bad value written to a limit fails with EINVAL and changes nothing,
+ * and only root may write one. The tests run as root and do what a user
+ * would as uid 65534 in a child; they lower max_user_timeouts for speed
+ * and restore every limit afterwards.
  */
 #define _GNU_SOURCE
 #include <sys/mman.h>
@@ -28,9 +28,9 @@
 
 #define NR_FILES	64
 
-enum { P_PENDING, P_LIMIT, P_USER, NR_PARAMS };
+enum { P_PENDING, P_LIMIT, P_USER, NR_LIMITS };
 
-static const char * const param_name[NR_PARAMS] = {
+static const char * const limit_name[NR_LIMITS] = {
 	"max_pending", "max_pending_limit", "max_user_timeouts",
 };
 
@@ -54,32 +54,32 @@ static __u64 meminfo_kb(const char *key)
 }
 
 FIXTURE(limits) {
-	__u64 saved[NR_PARAMS];
-	bool have[NR_PARAMS];
+	__u64 saved[NR_LIMITS];
+	bool have[NR_LIMITS];
 };
 
 FIXTURE_SETUP(limits)
 {
 	int p;
 
-	for (p = 0; p < NR_PARAMS; p++)
-		self->have[p] = !param_get(param_name[p], &self->saved[p]);
+	for (p = 0; p < NR_LIMITS; p++)
+		self->have[p] = !limit_get(limit_name[p], &self->saved[p]);
 	if (geteuid() != 0)
-		SKIP(return, "the parameters and setresuid() need root");
+		SKIP(return, "the limits and setresuid() need root");
 }
 
-/* Put every parameter back, in an order each step allows. */
+/* Put every limit back, in an order each step allows. */
 FIXTURE_TEARDOWN(limits)
 {
 	int round, p;
 
 	for (round = 0; round < 2; round++)
-		for (p = NR_PARAMS; p-- > 0; )
+		for (p = NR_LIMITS; p-- > 0; )
 			if (self->have[p])
-				param_set(param_name[p], self->saved[p]);
+				limit_set(limit_name[p], self->saved[p]);
 }
 
-TEST_F(limits, the_parameters_exist_and_max_user_timeouts_is_4_percent_of_ram)
+TEST_F(limits, the_sysctls_exist_and_max_user_timeouts_is_4_percent_of_ram)
 {
 	__u64 pages = meminfo_kb("MemTotal") / (getpagesize() / 1024);
 	__u64 expect = pages / 25 * PER_PAGE;
@@ -88,20 +88,20 @@ TEST_F(limits, the_parameters_exist_and_max_user_timeouts_is_4_percent_of_ram)
 		return;	/* skipped in the setup, which 6.1 does not stop at */
 	EXPECT_TRUE(self->have[P_PENDING]);
 	EXPECT_TRUE(self->have[P_LIMIT]);
-	ASSERT_TRUE(self->have[P_USER]) TH_LOG("no parameter max_user_timeouts");
+	ASSERT_TRUE(self->have[P_USER]) TH_LOG("no sysctl max_user_timeouts");
 	ksft_print_msg("max_user_timeouts %llu; MemTotal %llu pages / 25 * 85 = %llu\n",
 		       self->saved[P_USER], pages, expect);
 	EXPECT_EQ(1048576, self->saved[P_PENDING]);
 	EXPECT_EQ(16777216, self->saved[P_LIMIT]);
-	/* The module took its figure at load time; MemTotal may drift. */
+	/* The driver took its figure at init; MemTotal may drift. */
 	EXPECT_LE(expect * 97 / 100, self->saved[P_USER]);
 	EXPECT_GE(expect * 103 / 100, self->saved[P_USER]);
 }
 
-TEST_F(limits, bad_parameter_values_are_einval_and_change_nothing)
+TEST_F(limits, bad_values_are_einval_and_change_nothing)
 {
 	static const struct {
-		int param;
+		int limit;
 		const char *val;
 	} bad[] = {
 		{ P_PENDING, "0" },
@@ -116,8 +116,10 @@ TEST_F(limits, bad_parameter_values_are_einval_and_change_nothing)
 		{ P_USER, "0" },
 		{ P_PENDING, "-1" },
 		{ P_LIMIT, "many" },
+		{ P_USER, "99999999999999999999999" },	/* beyond a long */
+		{ P_USER, "9223372036854775807" },	/* beyond the ceiling */
 	};
-	__u64 v[NR_PARAMS];
+	__u64 v[NR_LIMITS];
 	unsigned int i;
 	int p;
 
@@ -126,36 +128,79 @@ TEST_F(limits, bad_parameter_values_are_einval_and_change_nothing)
 	ASSERT_TRUE(self->have[P_PENDING] && self->have[P_LIMIT]);
 	ASSERT_EQ(1048576, self->saved[P_PENDING]);
 	ASSERT_EQ(16777216, self->saved[P_LIMIT]);
-	EXPECT_TRUE(self->have[P_USER]) TH_LOG("no parameter max_user_timeouts");
+	EXPECT_TRUE(self->have[P_USER]) TH_LOG("no sysctl max_user_timeouts");
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		p = bad[i].param;
+		p = bad[i].limit;
 		if (!self->have[p])
 			continue;
-		EXPECT_EQ(-EINVAL, param_set_str(param_name[p], bad[i].val))
-			TH_LOG("%s=%s", param_name[p], bad[i].val);
-		for (p = 0; p < NR_PARAMS; p++) {
+		EXPECT_EQ(-EINVAL, limit_set_str(limit_name[p], bad[i].val))
+			TH_LOG("%s=%s", limit_name[p], bad[i].val);
+		for (p = 0; p < NR_LIMITS; p++) {
 			if (!self->have[p])
 				continue;
-			ASSERT_EQ(0, param_get(param_name[p], &v[p]));
+			ASSERT_EQ(0, limit_get(limit_name[p], &v[p]));
 			EXPECT_EQ(self->saved[p], v[p])
-				TH_LOG("%s changed by %s=%s", param_name[p],
-				       param_name[bad[i].param], bad[i].val);
+				TH_LOG("%s changed by %s=%s", limit_name[p],
+				       limit_name[bad[i].limit], bad[i].val);
 			if (v[p] != self->saved[p])
-				param_set(param_name[p], self->saved[p]);
+				limit_set(limit_name[p], self->saved[p]);
 		}
 	}
 	/* The edges are accepted. */
-	EXPECT_EQ(0, param_set(param_name[P_LIMIT], 1073741824ULL));
-	EXPECT_EQ(0, param_set(param_name[P_PENDING], 1073741824ULL));
-	EXPECT_EQ(0, param_set(param_name[P_PENDING], 1));
-	EXPECT_EQ(0, param_set(param_name[P_LIMIT], 1));
+	EXPECT_EQ(0, limit_set(limit_name[P_LIMIT], 1073741824ULL));
+	EXPECT_EQ(0, limit_set(limit_name[P_PENDING], 1073741824ULL));
+	EXPECT_EQ(0, limit_set(limit_name[P_PENDING], 1));
+	EXPECT_EQ(0, limit_set(limit_name[P_LIMIT], 1));
 	if (self->have[P_USER])
-		EXPECT_EQ(0, param_set(param_name[P_USER], 1));
+		EXPECT_EQ(0, limit_set(limit_name[P_USER], 1));
 	/* A new file gets the new default. */
 	p = wt_open();
 	ASSERT_LE(0, p);
 	EXPECT_EQ(1, wt_fdinfo(p, "max_pending"));
 	close(p);
+}
+
+/*
+ * The limits are the administrator's: a user may read them (as any
+ * sysctl), but a write as uid 65534 fails and changes nothing, whatever
+ * the value.
+ */
+TEST_F(limits, only_root_writes_the_limits)
+{
+	int status, p;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		return;	/* skipped in the setup, which 6.1 does not stop at */
+	ASSERT_TRUE(self->have[P_PENDING] && self->have[P_LIMIT] &&
+		    self->have[P_USER]) TH_LOG("a sysctl is missing");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		__u64 v;
+		int bad = 0;
+
+		if (become_nobody())
+			_exit(100);
+		for (p = 0; p < NR_LIMITS; p++) {
+			if (limit_get(limit_name[p], &v) || v != self->saved[p])
+				bad |= 1 << p;
+			/* Raising one's own bound would be the attack. */
+			if (limit_set(limit_name[p], self->saved[p] * 2) != -EACCES)
+				bad |= 8 << p;
+		}
+		_exit(bad);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("bits 0-2: a limit unreadable, 3-5: a write not EACCES");
+	for (p = 0; p < NR_LIMITS; p++) {
+		__u64 v;
+
+		ASSERT_EQ(0, limit_get(limit_name[p], &v));
+		EXPECT_EQ(self->saved[p], v) TH_LOG("%s", limit_name[p]);
+	}
 }
 
 /* What a child working as uid 65534 reports to the test. */
@@ -229,9 +274,9 @@ TEST_F_TIMEOUT(limits, a_user_stops_at_max_user_timeouts_and_slab_grows_with_it,
 		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, r);
 	memset(r, 0, sizeof(*r));
-	EXPECT_TRUE(self->have[P_USER]) TH_LOG("no parameter max_user_timeouts");
+	EXPECT_TRUE(self->have[P_USER]) TH_LOG("no sysctl max_user_timeouts");
 	if (self->have[P_USER])
-		ASSERT_EQ(0, param_set(param_name[P_USER], limit));
+		ASSERT_EQ(0, limit_set(limit_name[P_USER], limit));
 	/* Without a limit, stop the fill where one should have stopped it. */
 	cap = limit + NR_FILES * 2 * CTX_GUESS;
 
@@ -301,7 +346,7 @@ TEST_F_TIMEOUT(limits, leases_count_against_the_users_limit, 600)
 	ASSERT_NE(MAP_FAILED, r);
 	memset(r, 0, sizeof(*r));
 	ASSERT_TRUE(self->have[P_USER]);
-	ASSERT_EQ(0, param_set(param_name[P_USER], limit));
+	ASSERT_EQ(0, limit_set(limit_name[P_USER], limit));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
@@ -408,8 +453,8 @@ TEST_F_TIMEOUT(limits, root_fills_a_raised_file_beyond_the_user_limit, 600)
 
 	if (geteuid() != 0)
 		return;	/* skipped in the setup, which 6.1 does not stop at */
-	ASSERT_TRUE(self->have[P_USER]) TH_LOG("no parameter max_user_timeouts");
-	ASSERT_EQ(0, param_set(param_name[P_USER], limit));
+	ASSERT_TRUE(self->have[P_USER]) TH_LOG("no sysctl max_user_timeouts");
+	ASSERT_EQ(0, limit_set(limit_name[P_USER], limit));
 	fd = open_virtual(self->saved[P_PENDING] + 1, &err);
 	ASSERT_LE(0, fd) TH_LOG("open or config: %s", strerror(-err));
 	n = fill(fd, want, NULL, &err);
@@ -476,8 +521,8 @@ TEST_F_TIMEOUT(limits, a_file_keeps_its_peak_charged_until_it_empties, 600)
 
 	if (geteuid() != 0)
 		return;	/* skipped in the setup, which 6.1 does not stop at */
-	ASSERT_TRUE(self->have[P_USER]) TH_LOG("no parameter max_user_timeouts");
-	ASSERT_EQ(0, param_set(param_name[P_USER], limit));
+	ASSERT_TRUE(self->have[P_USER]) TH_LOG("no sysctl max_user_timeouts");
+	ASSERT_EQ(0, limit_set(limit_name[P_USER], limit));
 	got = mmap(NULL, 4 * sizeof(*got), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, got);

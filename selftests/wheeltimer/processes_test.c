@@ -125,14 +125,14 @@ FIXTURE(processes) {
 
 FIXTURE_SETUP(processes)
 {
-	self->have_user_limit = !param_get("max_user_timeouts",
+	self->have_user_limit = !limit_get("max_user_timeouts",
 					   &self->saved_user_limit);
 }
 
 FIXTURE_TEARDOWN(processes)
 {
 	if (self->have_user_limit && !geteuid())
-		param_set("max_user_timeouts", self->saved_user_limit);
+		limit_set("max_user_timeouts", self->saved_user_limit);
 }
 
 /*
@@ -662,10 +662,10 @@ TEST_F_TIMEOUT(processes, the_user_limit_counts_all_of_a_users_processes, 600)
 	int err;
 
 	if (geteuid())
-		SKIP(return, "the parameters and acting as other users need root");
-	ASSERT_TRUE(self->have_user_limit) TH_LOG("no parameter max_user_timeouts");
-	ASSERT_EQ(0, param_get("max_pending", &max_pending));
-	ASSERT_EQ(0, param_set("max_user_timeouts", USER_LIMIT));
+		SKIP(return, "the limits and acting as other users need root");
+	ASSERT_TRUE(self->have_user_limit) TH_LOG("no sysctl max_user_timeouts");
+	ASSERT_EQ(0, limit_get("max_pending", &max_pending));
+	ASSERT_EQ(0, limit_set("max_user_timeouts", USER_LIMIT));
 	r = shared(sizeof(*r));
 	ASSERT_NE(NULL, r);
 	ASSERT_EQ(0, pipe2(first_done, O_CLOEXEC));

@@ -11,9 +11,6 @@
  *   thread measures how late its own sleeps end. The delay is reported,
  *   not asserted: under emulation it says more about the host than about
  *   the module.
- * - rmmod: refused while files are open and busy, accepted once they are
- *   closed, with the module's slab caches empty. The module is loaded
- *   again afterwards from /lib/modules/wheeltimer.ko for later tests.
  *
  * Op counts are divided by 8 on the debug kernel (KASAN makes every
  * allocation slow), which is recognised by /sys/kernel/debug/failslab, or
@@ -25,7 +22,6 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 
 #include "../kselftest_harness.h"
@@ -797,185 +793,6 @@ TEST_F_TIMEOUT(stress, a_flood_over_many_files_at_once, 900)
 	free(seen);
 	free(ev);
 	free(ops);
-}
-
-/* ---------------------------------------------------------------- rmmod */
-
-/* The module's reference count from /proc/modules, or -1. */
-static long module_refs(void)
-{
-	char line[512], name[64];
-	long size, refs = -1;
-	FILE *f = fopen("/proc/modules", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %ld %ld", name, &size, &refs) == 3 &&
-		    !strcmp(name, WT_MODULE_NAME))
-			break;
-		refs = -1;
-	}
-	fclose(f);
-	return refs;
-}
-
-/*
- * Active and total objects of a slab cache from /proc/slabinfo; returns 0,
- * or -1 if the cache is not listed under its own name (SLUB merged it
- * with another, as 6.1 may without slab_nomerge).
- */
-static int slab_objects(const char *cache, long *active, long *num)
-{
-	char line[512], name[64];
-	int ret = -1;
-	FILE *f = fopen("/proc/slabinfo", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%63s %ld %ld", name, active, num) == 3 &&
-		    !strcmp(name, cache)) {
-			ret = 0;
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
-/* Ask SLUB to give back empty slabs, so that the counts mean objects in use. */
-static void slab_shrink(const char *cache)
-{
-	char path[128];
-	int fd;
-
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s/shrink", cache);
-	fd = open(path, O_WRONLY);
-	if (fd >= 0) {
-		if (write(fd, "1", 1) < 0)
-			perror(path);
-		close(fd);
-	}
-}
-
-static bool slab_merged(const char *cache)
-{
-	char path[128];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "/sys/kernel/slab/%s", cache);
-	return lstat(path, &st) || S_ISLNK(st.st_mode);
-}
-
-struct busy {
-	int fd;
-	atomic_bool stop;
-	atomic_long ops;
-};
-
-static void *busy_worker(void *arg)
-{
-	struct busy *b = arg;
-	struct wt_event ev[16];
-	__u64 seed = (__u64)(uintptr_t)&seed | 1, id;
-
-	while (!atomic_load(&b->stop)) {
-		if (!wt_add(b->fd, rnd(&seed) % MSEC, &id) && rnd(&seed) & 1)
-			wt_cancel(b->fd, id);
-		wt_read(b->fd, ev, 16);
-		atomic_fetch_add(&b->ops, 1);
-	}
-	return NULL;
-}
-
-TEST_F_TIMEOUT(stress, rmmod_refused_under_load_then_slabs_empty, 600)
-{
-	static const char * const caches[] = {
-		"wheeltimer_block", "wheeltimer_periods",
-	};
-	struct busy b[4] = {};
-	pthread_t th[4];
-	long active, num, refs;
-	unsigned int i, c;
-	int r, err;
-
-	if (self->fd < 0)
-		SKIP(return, "%s: %s", WT_DEV, strerror(errno));
-	if (geteuid() != 0)
-		SKIP(return, "unloading a module needs root");
-	if (access(WT_MODULE_PATH, R_OK))
-		SKIP(return, "no %s to reload the module from", WT_MODULE_PATH);
-	close(self->fd);
-	self->fd = -1;
-
-	for (i = 0; i < 4; i++) {
-		b[i].fd = open(WT_DEV, O_RDWR | O_NONBLOCK | O_CLOEXEC);
-		ASSERT_LE(0, b[i].fd);
-		/* Timeouts of both kinds, far away, so the caches hold some. */
-		for (c = 0; c < 100; c++)
-			ASSERT_EQ(0, wt_add(b[i].fd, 3600 * SEC, NULL));
-		ASSERT_EQ(0, wt_add_full(b[i].fd, WT_FIXED_RATE, 0, MSEC, 0, 0,
-					 NULL));
-		ASSERT_EQ(0, pthread_create(&th[i], NULL, busy_worker, &b[i]));
-	}
-	refs = module_refs();
-	ksft_print_msg("rmmod: module refcount %ld with 4 files open\n", refs);
-	EXPECT_LE(4, refs);
-
-	for (i = 0; i < 20; i++) {
-		r = wt_unload_module();
-		err = errno;
-		EXPECT_EQ(-1, r);
-		if (r == 0)
-			break;
-		EXPECT_TRUE(err == EWOULDBLOCK || err == EBUSY) TH_LOG("errno %d", err);
-		usleep(5000);
-	}
-	EXPECT_EQ(0, access(WT_DEV, F_OK));
-
-	for (i = 0; i < 4; i++) {
-		atomic_store(&b[i].stop, true);
-		pthread_join(th[i], NULL);
-		/* The files still work after the refused attempts. */
-		EXPECT_EQ(0, wt_add(b[i].fd, 0, NULL));
-		ksft_print_msg("rmmod: worker %u did %ld operations\n", i,
-			       atomic_load(&b[i].ops));
-		EXPECT_LT(0, atomic_load(&b[i].ops));
-	}
-	/* Close all but one: still refused. */
-	for (i = 1; i < 4; i++)
-		EXPECT_EQ(0, close(b[i].fd));
-	EXPECT_EQ(-1, wt_unload_module());
-	EXPECT_EQ(0, close(b[0].fd));
-
-	/* All closed: the caches hold nothing. */
-	for (c = 0; c < 2; c++) {
-		if (slab_merged(caches[c])) {
-			ksft_print_msg("rmmod: %s is merged, not counted (see slab_nomerge)\n",
-				       caches[c]);
-			continue;
-		}
-		slab_shrink(caches[c]);
-		if (slab_objects(caches[c], &active, &num)) {
-			ksft_print_msg("rmmod: %s not in /proc/slabinfo\n",
-				       caches[c]);
-			continue;
-		}
-		ksft_print_msg("rmmod: %s: %ld active, %ld total objects after close\n",
-			       caches[c], active, num);
-		EXPECT_EQ(0, active) TH_LOG("%s", caches[c]);
-	}
-
-	ASSERT_EQ(0, wt_unload_module()) TH_LOG("rmmod after close: %m");
-	EXPECT_EQ(-1, access(WT_DEV, F_OK));
-	for (c = 0; c < 2; c++)
-		EXPECT_NE(0, slab_objects(caches[c], &active, &num))
-			TH_LOG("cache %u still in /proc/slabinfo", c);
-
-	ASSERT_EQ(0, wt_load_module()) TH_LOG("reloading the module: %m");
-	self->fd = wt_open();
-	ASSERT_LE(0, self->fd) TH_LOG("open after reload: %m");
 }
 
 TEST_HARNESS_MAIN

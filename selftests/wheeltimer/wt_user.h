@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the selftests of the per-user limit share: the module parameters,
- * becoming another user, and files filled until they are refused. The
- * tests run as root and act as other users in children.
+ * What the selftests of the per-user limit share: the limits (the sysctls
+ * in /proc/sys/dev/wheeltimer/), becoming another user, and files filled
+ * until they are refused. The tests run as root and act as other users in
+ * children.
  */
 #ifndef WT_USER_H
 #define WT_USER_H
@@ -17,20 +18,20 @@
 
 #include "wt_util.h"
 
-#define PARAM_DIR	"/sys/module/wheeltimer/parameters/"
+#define LIMITS_DIR	"/proc/sys/dev/wheeltimer/"
 #define NOBODY		65534
 #define PER_PAGE	85	/* timeouts charged per page of storage */
 /* What a file's context may cost at most, in timeouts, if fdinfo says not. */
 #define CTX_GUESS	(16 * PER_PAGE)
 
 /* 0 and the value, or -errno. */
-static inline int param_get(const char *name, __u64 *val)
+static inline int limit_get(const char *name, __u64 *val)
 {
 	char path[128], buf[32];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	snprintf(path, sizeof(path), LIMITS_DIR "%s", name);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -44,12 +45,12 @@ static inline int param_get(const char *name, __u64 *val)
 }
 
 /* 0, or -errno of the open or of the write. */
-static inline int param_set_str(const char *name, const char *val)
+static inline int limit_set_str(const char *name, const char *val)
 {
 	char path[128];
 	int fd, ret = 0;
 
-	snprintf(path, sizeof(path), PARAM_DIR "%s", name);
+	snprintf(path, sizeof(path), LIMITS_DIR "%s", name);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -59,12 +60,12 @@ static inline int param_set_str(const char *name, const char *val)
 	return ret;
 }
 
-static inline int param_set(const char *name, __u64 val)
+static inline int limit_set(const char *name, __u64 val)
 {
 	char buf[32];
 
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)val);
-	return param_set_str(name, buf);
+	return limit_set_str(name, buf);
 }
 
 /* Become uid and gid @id, with no supplementary groups. */

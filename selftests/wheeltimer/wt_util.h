@@ -27,10 +27,6 @@
 #define SEC		1000000000ULL
 #define WT_KTIME_MAX	((__u64)INT64_MAX)
 
-#define WT_MODULE_NAME	"wheeltimer"
-/* Where tools/vm/run puts the module, for tests that unload and reload it. */
-#define WT_MODULE_PATH	"/lib/modules/wheeltimer.ko"
-
 /*
  * Each test runs in a child that ends with _exit(): through the runner's
  * pipe a fully buffered stdout would lose what ksft_print_msg() reports.
@@ -38,23 +34,6 @@
 static void __attribute__((constructor)) wt_stdout_line_buffered(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
-}
-
-static inline int wt_unload_module(void)
-{
-	return syscall(__NR_delete_module, WT_MODULE_NAME, O_NONBLOCK);
-}
-
-static inline int wt_load_module(void)
-{
-	int fd, ret;
-
-	fd = open(WT_MODULE_PATH, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ret = syscall(__NR_finit_module, fd, "", 0);
-	close(fd);
-	return ret;
 }
 
 static inline int wt_open(void)

@@ -296,8 +296,7 @@ static __u64 read_param(const char *name, __u64 dflt)
 	char path[128], buf[64] = "";
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/module/wheeltimer/parameters/%s",
-		 name);
+	snprintf(path, sizeof(path), "/proc/sys/dev/wheeltimer/%s", name);
 	f = fopen(path, "r");
 	if (!f)
 		return dflt;

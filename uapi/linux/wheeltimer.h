@@ -87,7 +87,7 @@
  * it is cancelled or its final record is read. All the contexts opened by
  * one user (real uid, as the kernel sees it: each uid a user namespace
  * maps is a user of its own) together hold at most the storage of the
- * module parameter max_user_timeouts (by default 4% of RAM, as epoll
+ * sysctl dev.wheeltimer.max_user_timeouts (by default 4% of RAM, as epoll
  * bounds a user's watches), counted in pages of 85 timeouts, plus each
  * context's own few pages; a context keeps the storage of its peak until
  * it holds no timeout. Past that WT_OP_ADD fails with -ENOSPC and open()
@@ -301,10 +301,10 @@ struct wt_batch {
  *	WT_RESOLUTION_MAX
  * @max_pending: how many live timeouts (armed, or fired and unread) the
  *	context may hold; WT_OP_ADD fails with -ENOSPC beyond it. On SET, 0
- *	means the module's default (parameter max_pending); a value above it
- *	fails with -EPERM unless the file was opened with CAP_SYS_RESOURCE,
- *	and one above the module's ceiling (parameter max_pending_limit) with
- *	-EINVAL.
+ *	means the default (sysctl dev.wheeltimer.max_pending); a value above
+ *	it fails with -EPERM unless the file was opened with
+ *	CAP_SYS_RESOURCE, and one above the ceiling (sysctl
+ *	dev.wheeltimer.max_pending_limit) with -EINVAL.
  * @flags: WT_CONFIG_VIRTUAL or 0
  * @clockid: CLOCK_MONOTONIC (the default), CLOCK_BOOTTIME or
  *	CLOCK_REALTIME. With WT_CONFIG_VIRTUAL it only decides whether the
@@ -510,7 +510,7 @@ struct wt_event {
  *	back
  * @timer_blocks: page-sized blocks of timeouts the context holds
  * @user_timeouts: the storage, in timeouts, that all the contexts of the
- *	opener's user hold against the module parameter max_user_timeouts
+ *	opener's user hold against the sysctl max_user_timeouts
  *
  * The counters are those of /proc/PID/fdinfo, by the same names, but
  * STATS queues what is due first, so that @fired counts every timeout found

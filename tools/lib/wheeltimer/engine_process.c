@@ -218,6 +218,37 @@ static int wtp_batch(struct wheeltimer *wt, struct wt_op *ops, unsigned int n)
 	return done;
 }
 
+/*
+ * wt_core_take() and wt_core_consume() in one pass, with core.c's own
+ * steps (this file is one unit with it: inprocess.c): a record copied
+ * into the caller's memory here cannot fail to arrive, so each is
+ * consumed as soon as it is described, without a second walk.
+ */
+static unsigned int wtp_deliver(struct wt_core *core, struct wt_event *ev,
+				unsigned int max)
+{
+	u64 now, next, overruns = 0;
+	struct hlist_node *node;
+	unsigned int n = 0;
+	struct wt_timer *t;
+
+	max = min_t(unsigned int, max, WT_READ_BATCH);
+	if (core->nr_ready < max)
+		wt_core_collect(core, max);
+	now = wt_core_now(core);
+	for (node = core->ready.first; node && n < max; n++) {
+		t = container_of(node, struct wt_timer, ready.link);
+		node = node->next;
+		wt_describe(core, t, now, &ev[n], &next);
+		wt_ready_del(core, t);
+		overruns += ev[n].overruns;
+		wt_consume_one(core, t, &ev[n], next);
+	}
+	if (n)
+		wt_consumed(core, n, overruns);
+	return n;
+}
+
 /* Records straight into @buf, WT_READ_BATCH at a time; @buf is aligned. */
 static int wtp_read(struct wheeltimer *wt, void *buf, unsigned int max)
 {
@@ -227,7 +258,7 @@ static int wtp_read(struct wheeltimer *wt, void *buf, unsigned int max)
 
 	wtp_consume_expiry(e);
 	do {
-		n = wt_core_deliver(&e->core, &ev[got], max - got);
+		n = wtp_deliver(&e->core, &ev[got], max - got);
 		got += n;
 	} while (n == WT_READ_BATCH && got < max);
 	wtp_signal(e);
