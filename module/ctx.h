@@ -9,7 +9,8 @@
  * and user.
  * Each file of the module does one job:
  *
- *	main.c		the limits (sysctls), the misc device, init and exit
+ *	main.c		the misc device, init and exit
+ *	limits.c	the limits an administrator sets (sysctls)
  *	file.c		the file operations: open, release, read, poll, ioctl
  *	lock.c		the file's mutex, and waking those it turned away
  *	ops.c		WT_OP_ADD, WT_OP_CANCEL and WT_OP_MODIFY, alone or
@@ -145,7 +146,9 @@ static inline bool wt_records_owed(const struct wt_ctx *ctx)
 	return wt_core_owes(&ctx->core) || READ_ONCE(ctx->expired);
 }
 
-/* main.c: the limits, as they are now. */
+/* limits.c: the limits, as they are now. */
+int wt_limits_init(void);
+void wt_limits_exit(void);
 unsigned long wt_pending_default(void);
 unsigned long wt_pending_limit(void);
 unsigned long wt_user_limit_bytes(void);
