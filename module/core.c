@@ -732,6 +732,21 @@ static void wt_consumed(struct wt_core *core, unsigned int n, u64 overruns)
 		wt_core_program(core);
 }
 
+/*
+ * What a read of up to @max records takes first: at most WT_READ_BATCH,
+ * and what is due collected unless the ready list holds enough already.
+ * Returns the records to describe; *@now is the reading they carry.
+ */
+static unsigned int wt_take_begin(struct wt_core *core, unsigned int max,
+				  u64 *now)
+{
+	max = min_t(unsigned int, max, WT_READ_BATCH);
+	if (core->nr_ready < max)
+		wt_core_collect(core, max);
+	*now = wt_core_now(core);
+	return max;
+}
+
 /**
  * wt_core_take() - describe the records at the head of the ready list
  * @core: the file
@@ -752,10 +767,7 @@ unsigned int wt_core_take(struct wt_core *core, struct wt_event *ev,
 	struct wt_timer *t;
 	u64 now;
 
-	max = min_t(unsigned int, max, WT_READ_BATCH);
-	if (core->nr_ready < max)
-		wt_core_collect(core, max);
-	now = wt_core_now(core);
+	max = wt_take_begin(core, max, &now);
 	for (node = core->ready.first; node && n < max; n++) {
 		t = container_of(node, struct wt_timer, ready.link);
 		node = node->next;

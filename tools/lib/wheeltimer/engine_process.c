@@ -232,10 +232,7 @@ static unsigned int wtp_deliver(struct wt_core *core, struct wt_event *ev,
 	unsigned int n = 0;
 	struct wt_timer *t;
 
-	max = min_t(unsigned int, max, WT_READ_BATCH);
-	if (core->nr_ready < max)
-		wt_core_collect(core, max);
-	now = wt_core_now(core);
+	max = wt_take_begin(core, max, &now);
 	for (node = core->ready.first; node && n < max; n++) {
 		t = container_of(node, struct wt_timer, ready.link);
 		node = node->next;
