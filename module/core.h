@@ -12,6 +12,25 @@
  * user memory: the rest of the driver does (ctx.h), and calls it with the
  * file's mutex held. Fields read without that mutex are said below
  * (READ_ONCE()).
+ *
+ * The words the code uses:
+ *
+ *	tick		a resolution-sized step of the file's clock; a
+ *			timeout fires at the start of the tick its deadline
+ *			rounds up to, never before its deadline
+ *	reading		one read of the file's clock, which every record
+ *			found due by the look that took it carries
+ *			(fired_at)
+ *	collect		move what is due at a reading from the wheel to
+ *			the ready list, in slices a caller's budget bounds
+ *	backlog		what a collection that stopped short left due at
+ *			its reading: collected next, with that reading
+ *	owe		a file owes records while some are ready or a
+ *			backlog is left (wt_core_owes()): a reader or
+ *			poller finds something
+ *	take, consume	describe the ready records a read() copies out;
+ *			then drop (or re-arm, if periodic) those it
+ *			copied whole
  */
 #ifndef _WHEELTIMER_CORE_H
 #define _WHEELTIMER_CORE_H

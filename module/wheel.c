@@ -9,7 +9,22 @@
  * Adding, cancelling and moving are O(1); finding the next expiry is
  * O(levels); expiring and rewinding the clock are bounded by the caller's
  * budget and the number of slots. Documentation/misc-devices/wheeltimer.rst
- * explains the geometry, the invariant and why each operation is exact.
+ * explains the invariant and why each operation is exact.
+ *
+ * The levels: an entry in level L shares every base-64 digit above L with
+ * the clock, so it is due within 64^(L+1) ticks; each of its slots spans
+ * 64^L ticks. With 1 ms ticks:
+ *
+ *	level	slot spans		due within
+ *	0	1 tick (1 ms)		64 ms
+ *	1	64 ticks (64 ms)	4.1 s
+ *	2	64^2 (4.1 s)		4.4 min
+ *	3	64^3 (4.4 min)		4.7 h
+ *	4	64^4 (4.7 h)		12.4 days
+ *	5	64^5 (12.4 days)	2.2 years
+ *	6	64^6 (2.2 years)	139 years
+ *	7 to 10	64^7 to 64^10		the rest of the u64 ticks (level 10
+ *					uses 16 of its slots: 66 bits > 64)
  *
  * None of this takes locks, allocates, sleeps or knows what a tick means:
  * the caller serializes all calls on one wheel and owns the entries'
