@@ -725,44 +725,6 @@ TEST_F(real, query_and_stats_agree_on_what_has_fired)
 	EXPECT_EQ(1, wt_fdinfo(self->fd, "fired"));
 }
 
-/* A thread blocked in read() for one record, counting how often it slept. */
-struct waiter {
-	int fd;
-	int n;
-	struct wt_event ev;
-	__u64 before;
-	atomic_int tid;
-	__u64 sleeps;
-};
-
-static void *waiting_reader(void *arg)
-{
-	struct waiter *w = arg;
-
-	w->before = wt_thread_sleeps(gettid());
-	w->tid = gettid();
-	w->n = wt_read(w->fd, &w->ev, 1);
-	w->sleeps = wt_thread_sleeps(gettid()) - w->before;
-	return NULL;
-}
-
-/* Start @w on @fd and return once it sleeps in its read(). */
-static int start_waiter(struct waiter *w, int fd, pthread_t *th)
-{
-	int i;
-
-	memset(w, 0, sizeof(*w));
-	w->fd = fd;
-	if (pthread_create(th, NULL, waiting_reader, w))
-		return -1;
-	for (i = 0; i < 10000; i++) {
-		if (w->tid && wt_thread_sleeps(w->tid) > w->before)
-			return 0;
-		usleep(1000);
-	}
-	return -1;
-}
-
 static int set_realtime(__u64 ns)
 {
 	struct timespec ts = { .tv_sec = ns / SEC, .tv_nsec = ns % SEC };
@@ -801,7 +763,7 @@ TEST_F_TIMEOUT(day, a_timeout_a_day_away_wakes_its_waiter_once, 120)
 	};
 	__u64 mono0, wall0, deadline, count = 0, expiries, id;
 	struct timespec until;
-	struct waiter w;
+	struct wt_waiter w;
 	pthread_t th;
 	unsigned int i;
 	int fd, efd, r;
@@ -819,7 +781,7 @@ TEST_F_TIMEOUT(day, a_timeout_a_day_away_wakes_its_waiter_once, 120)
 	wall0 = wt_clock_ns(CLOCK_REALTIME);
 	deadline = wall0 + 24 * 3600 * SEC;
 	ASSERT_EQ(0, wt_add_abs(fd, deadline, &id));
-	ASSERT_EQ(0, start_waiter(&w, fd, &th));
+	ASSERT_EQ(0, wt_start_waiter(&w, fd, &th));
 
 	for (i = 0; i < ARRAY_SIZE(ahead); i++) {
 		r = set_realtime(deadline - ahead[i]);

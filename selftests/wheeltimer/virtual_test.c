@@ -536,27 +536,6 @@ TEST_F(virt, one_advance_that_fires_adds_exactly_one_to_the_eventfd)
 	close(efd);
 }
 
-struct waiter {
-	int fd;
-	int n;
-	struct wt_event ev;
-	__u64 before;
-	atomic_int tid;
-	__u64 sleeps;
-};
-
-/* Blocked in read() for one record, counting how often it slept. */
-static void *waiting_reader(void *arg)
-{
-	struct waiter *w = arg;
-
-	w->before = wt_thread_sleeps(gettid());
-	w->tid = gettid();
-	w->n = wt_read(w->fd, &w->ev, 1);
-	w->sleeps = wt_thread_sleeps(gettid()) - w->before;
-	return NULL;
-}
-
 /*
  * One timeout a day away, the virtual clock moved through the day a
  * minute at a time while a reader waits: the reader wakes once and the
@@ -566,10 +545,10 @@ static void *waiting_reader(void *arg)
 TEST_F_TIMEOUT(virt, a_timeout_a_day_away_wakes_its_waiter_once, 120)
 {
 	const __u64 day = 24 * 3600 * SEC;
-	struct waiter w = { .fd = self->fd };
+	struct wt_waiter w;
 	__u64 id, t, count;
 	pthread_t th;
-	int efd, i;
+	int efd;
 
 	if (self->fd < 0)
 		return;
@@ -577,13 +556,7 @@ TEST_F_TIMEOUT(virt, a_timeout_a_day_away_wakes_its_waiter_once, 120)
 	ASSERT_LE(0, efd);
 	ASSERT_EQ(0, wt_set_eventfd(self->fd, efd));
 	ASSERT_EQ(0, wt_add(self->fd, day, &id));
-	ASSERT_EQ(0, pthread_create(&th, NULL, waiting_reader, &w));
-	/* Asleep in its read(). */
-	for (i = 0; i < 10000; i++) {
-		if (w.tid && wt_thread_sleeps(w.tid) > w.before)
-			break;
-		usleep(1000);
-	}
+	ASSERT_EQ(0, wt_start_waiter(&w, self->fd, &th));
 	for (t = 60 * SEC; t < day; t += 60 * SEC)
 		ASSERT_EQ(0, wt_advance(self->fd, 60 * SEC));
 	ASSERT_EQ(1, wt_advance(self->fd, 60 * SEC));

@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,6 +268,44 @@ static inline __u64 wt_thread_sleeps(pid_t tid)
 		}
 	fclose(f);
 	return val;
+}
+
+/* A thread blocked in read() for one record, counting how often it slept. */
+struct wt_waiter {
+	int fd;
+	int n;
+	struct wt_event ev;
+	__u64 before;
+	atomic_int tid;
+	__u64 sleeps;
+};
+
+static inline void *wt_waiting_reader(void *arg)
+{
+	struct wt_waiter *w = arg;
+
+	w->before = wt_thread_sleeps(gettid());
+	w->tid = gettid();
+	w->n = wt_read(w->fd, &w->ev, 1);
+	w->sleeps = wt_thread_sleeps(gettid()) - w->before;
+	return NULL;
+}
+
+/* Start @w on @fd and return 0 once it sleeps in its read(), else -1. */
+static inline int wt_start_waiter(struct wt_waiter *w, int fd, pthread_t *th)
+{
+	int i;
+
+	memset(w, 0, sizeof(*w));
+	w->fd = fd;
+	if (pthread_create(th, NULL, wt_waiting_reader, w))
+		return -1;
+	for (i = 0; i < 10000; i++) {
+		if (w->tid && wt_thread_sleeps(w->tid) > w->before)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
 }
 
 #endif /* WT_UTIL_H */
