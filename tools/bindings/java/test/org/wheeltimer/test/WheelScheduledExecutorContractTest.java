@@ -12,7 +12,7 @@ import java.util.concurrent.ThreadFactory;
 import org.junit.jupiter.api.DisplayName;
 import org.wheeltimer.WheelScheduledExecutor;
 
-/** WheelScheduledExecutor built as ScheduledThreadPoolExecutor is (1 ms resolution). */
+/** WheelScheduledExecutor built as ScheduledThreadPoolExecutor is (its default resolution). */
 @DisplayName("WheelScheduledExecutor")
 class WheelScheduledExecutorContractTest extends ExecutorContract {
     @Override
@@ -22,7 +22,7 @@ class WheelScheduledExecutorContractTest extends ExecutorContract {
 
     @Override
     long precisionNanos() {
-        return 1_000_000L;
+        return WheelScheduledExecutor.DEFAULT_RESOLUTION_NANOS;
     }
 
     @Override
