@@ -10,9 +10,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.util.Timeout;
 
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -62,6 +66,82 @@ class WheelTimerTest {
     @AfterEach
     void stopTimers() {
         timers.forEach(WheelTimer::stop);
+    }
+
+    /**
+     * A stream of newTimeout() and cancel() that never lets the worker idle
+     * keeps no timeout alive once it is cancelled: the heap in use after
+     * each young collection stays flat. The hand-over's queue kept every
+     * segment it had ever made reachable, and each the timeouts pushed into
+     * it: by a reference of the worker's, and then by the link of a dead
+     * segment that a full collection (here System.gc()) had promoted. Each
+     * young collection then kept all that was pushed since: 180 MB a second
+     * here. The test runs until three young collections after the full one
+     * (so at any speed), and fails if the heap grew by a quarter of what the
+     * caller allocated meanwhile; with the leak it grew by about all of it.
+     */
+    @Test
+    void aStreamOfNewTimeoutAndCancelKeepsNoCancelledTimeoutAlive() {
+        GarbageCollectorMXBean young = youngCollector();
+        assumeTrue(young != null, "no generational collector that this test knows");
+        WheelTimer timer = real(new Probe.Named());
+        Timeout[] window = new Timeout[1000];
+        for (int i = 0; i < window.length; i++) {
+            window[i] = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long self = Thread.currentThread().getId();
+        long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(Probe.LIMIT_SECONDS);
+        long firstUsed = -1;
+        long firstAllocated = 0;
+        long seen = -1;
+        int collections = 0;
+        for (long pairs = 0; collections < 4 && System.nanoTime() < limit; pairs++) {
+            int k = (int) (pairs % window.length);
+            window[k].cancel();
+            window[k] = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+            if (pairs == 10_000) {
+                // Promotes the queue's segments of the moment, which then die.
+                System.gc();
+                seen = young.getCollectionCount();
+            }
+            if (seen >= 0 && pairs % 1000 == 0 && young.getCollectionCount() > seen) {
+                seen = young.getCollectionCount();
+                long used = usedAfterLastCollection(young);
+                long allocated = threads.getThreadAllocatedBytes(self);
+                if (++collections == 1) {
+                    firstUsed = used;
+                    firstAllocated = allocated;
+                } else if (collections == 4) {
+                    long grown = used - firstUsed;
+                    long made = allocated - firstAllocated;
+                    assertTrue(grown < made / 4, "the heap after a young collection grew by "
+                               + grown / 1024 + " KiB while the caller allocated "
+                               + made / 1024 + " KiB");
+                }
+            }
+        }
+        assumeTrue(collections == 4, "fewer than 4 young collections in the time limit");
+        assertEquals(window.length, timer.pendingTimeouts());
+    }
+
+    private static GarbageCollectorMXBean youngCollector() {
+        for (GarbageCollectorMXBean c : ManagementFactory.getGarbageCollectorMXBeans()) {
+            if (List.of("G1 Young Generation", "Copy", "PS Scavenge", "ParNew").contains(c.getName())) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static long usedAfterLastCollection(GarbageCollectorMXBean c) {
+        long used = 0;
+        for (MemoryUsage u : ((com.sun.management.GarbageCollectorMXBean) c).getLastGcInfo()
+                .getMemoryUsageAfterGc().values()) {
+            used += u.getUsed();
+        }
+        return used;
     }
 
     /**
