@@ -56,6 +56,15 @@ import org.wheeltimer.WheelTimer;
  *     measurement, the window filled. The same on a WheelTimer alone
  *     (newTimeout + cancel): the floor under the executor, what the timer
  *     itself costs.
+ * <li>schedule + cancel in a steady stream: one caller, 100 K and 1 M
+ *     pending, 2 s of the stream before 5 s measured (1 s and 1 s with
+ *     --quick), once per executor: the process's CPU ns per operation.
+ *     The rows above measure 1 M operations just after a full collection,
+ *     before ScheduledThreadPoolExecutor pays the collector for the
+ *     cancelled tasks it keeps (each of those rows' operations leaves one
+ *     in its queue for 30 s); here that is paid as it comes. (Its default
+ *     policy keeps about 7 M at 1 M pending by the end: 15 s of the stream
+ *     ran it out of a 2 GB heap.)
  * <li>expiry: N tasks with one deadline; ns per task from the first run to
  *     the last.
  * <li>lateness: 2000 tasks 20 to 220 ms away; how long after its delay each
@@ -86,6 +95,8 @@ public final class ExecutorBench {
     private final int retainedTasks;
     private final int idleTasks;
     private final int idleSeconds;
+    private final int steadyWarmSeconds;
+    private final int steadySeconds;
 
     private ExecutorBench(boolean quick, int maxPending, int rounds, int ops) {
         this.quick = quick;
@@ -98,6 +109,8 @@ public final class ExecutorBench {
         retainedTasks = Math.min(maxPending, quick ? 100_000 : 1_000_000);
         idleTasks = quick ? 10_000 : 100_000;
         idleSeconds = quick ? 1 : 5;
+        steadyWarmSeconds = quick ? 1 : 2;
+        steadySeconds = quick ? 1 : 5;
     }
 
     /** Threads with one name prefix, found in /proc by it. */
@@ -233,6 +246,14 @@ public final class ExecutorBench {
                 });
             }
         }
+        int[] steadyPendings = Arrays.stream(pendings).filter(p -> p >= 100_000).toArray();
+        double[][] steady = new double[steadyPendings.length][n];
+        for (int p = 0; p < steadyPendings.length; p++) {
+            for (int i = 0; i < n; i++) {
+                int pending = steadyPendings[p];
+                steady[p][i] = with(configs.get(i), e -> steady(of(e), pending));
+            }
+        }
         double[] retained = new double[n];
         double[] wakeups = new double[n];
         double[][] reads = new double[n][];
@@ -279,6 +300,11 @@ public final class ExecutorBench {
                 row(what + ", CPU ns", c, "%.0f");
                 targets.add(target(what + ", CPU", c[0], c[1], 1.0));
             }
+        }
+        for (int p = 0; p < steadyPendings.length; p++) {
+            row(String.format(Locale.ROOT, "schedule + cancel, steady stream (%d s, then %d s measured), %s"
+                              + " pending, 1 thread, CPU ns", steadyWarmSeconds, steadySeconds,
+                              count(steadyPendings[p])), steady[p], "%.0f");
         }
         double[] v = new double[n];
         for (int i = 0; i < n; i++) {
@@ -484,6 +510,41 @@ public final class ExecutorBench {
             t.join();
         }
         return wall / n;
+    }
+
+    /**
+     * The process's CPU ns per cancel + schedule from one caller with
+     * {@code pending} in flight, measured for {@link #steadySeconds} after
+     * {@link #steadyWarmSeconds} of the same stream.
+     */
+    private double steady(Churner e, int pending) {
+        Object[] window = new Object[pending];
+        for (int i = 0; i < pending; i++) {
+            window[i] = e.add();
+        }
+        stream(e, window, System.nanoTime() + TimeUnit.SECONDS.toNanos(steadyWarmSeconds));
+        long cpuStart = processCpuNanos();
+        long ops = stream(e, window, System.nanoTime() + TimeUnit.SECONDS.toNanos(steadySeconds));
+        double cpu = (processCpuNanos() - cpuStart) / (double) ops;
+        for (Object f : window) {
+            e.cancel(f);
+        }
+        return cpu;
+    }
+
+    /** Cancels a random one of {@code window} and adds one in its place until {@code end}; returns how often. */
+    private static long stream(Churner e, Object[] window, long end) {
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        long ops = 0;
+        while (System.nanoTime() < end) {
+            for (int j = 0; j < 1000; j++) {
+                int k = rnd.nextInt(window.length);
+                e.cancel(window[k]);
+                window[k] = e.add();
+            }
+            ops += 1000;
+        }
+        return ops;
     }
 
     /** ns per task from the first run to the last, all due together. */
