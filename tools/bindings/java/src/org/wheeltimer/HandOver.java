@@ -185,13 +185,13 @@ final class HandOver extends HandOverEndedLine {
     private static final AtomicIntegerFieldUpdater<HandOverSharedLine> STATE =
             AtomicIntegerFieldUpdater.newUpdater(HandOverSharedLine.class, "state");
 
+    /** The link of a segment the worker has left for good (rules, 8). */
+    private static final Segment SEVERED = new Segment(-1);
+
     /**
      * A run of the queue's slots: filled in order by callers, read in order
      * by the worker, left to the collector once both have moved on.
      */
-    /** The link of a segment the worker has left for good (rules, 8). */
-    private static final Segment SEVERED = new Segment(-1);
-
     static final class Segment {
         final WheelTimeout[] timeouts = new WheelTimeout[SLOTS];
         /** Each slot's deadline, or 0: see the rules, 4. */
@@ -741,10 +741,8 @@ abstract class HandOverWorkerLine extends HandOverPadWorker {
     int givenCount;
     /**
      * The slots below clearIndex of the segment numbered clearNumber hold
-     * CONSUMED. A number, not a reference: a reference to a segment keeps
-     * every later one reachable, and all the timeouts in them, for as long
-     * as the worker does not idle (a heap that grew by 180 MB a second
-     * under a stream of newTimeout() and cancel() with 1000 pending).
+     * CONSUMED. A number: a reference would keep that segment, and every
+     * later one, reachable while the worker does not idle (see sever()).
      */
     long clearNumber;
     int clearIndex;
