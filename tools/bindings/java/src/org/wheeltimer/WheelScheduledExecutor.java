@@ -125,12 +125,11 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     };
     /**
      * The default resolution: 100 us, a tenth of WheelTimer's, so that a
-     * task's lateness stays near ScheduledThreadPoolExecutor's (which waits
-     * to the nanosecond): at 1 ms its 99th percentile was 7.7 times the
-     * heap's, at 100 us 1.9 times. A finer wheel costs nothing to tasks
-     * that are cancelled, and one round (a wake-up of the timer's worker and
-     * of a pool thread) per 100 us in which tasks fall due; the binding's
-     * README gives the measurements. {@code resolution()} sets another.
+     * task's lateness stays near ScheduledThreadPoolExecutor's, which waits
+     * to the nanosecond. It costs nothing to tasks that are cancelled, and
+     * a round of the timer's worker (its wake-up and a pool thread's) per
+     * 100 us in which tasks fall due; the binding's README has the
+     * measurements. {@code resolution()} sets another.
      */
     public static final long DEFAULT_RESOLUTION_NANOS = 100_000L;
     private static final Comparator<WheelScheduledFuture<?>> BY_TIME =
