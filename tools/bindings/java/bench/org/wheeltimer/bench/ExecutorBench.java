@@ -66,7 +66,10 @@ import org.wheeltimer.WheelTimer;
  *     policy keeps about 7 M at 1 M pending by the end: 15 s of the stream
  *     ran it out of a 2 GB heap.)
  * <li>expiry: N tasks with one deadline; ns per task from the first run to
- *     the last.
+ *     the last. A full collection before it and before the lateness below,
+ *     as before schedule + cancel: a young pause over the garbage of the
+ *     measurement before (up to 185 ms in this project's VM after a burst)
+ *     would fall in the window of whichever executor came next.
  * <li>lateness: 2000 tasks 20 to 220 ms away; how long after its delay each
  *     ran: median, 99th percentile, maximum.
  * <li>heap retained by 1 M cancelled tasks: 1 M tasks 30 s away, all
@@ -549,6 +552,7 @@ public final class ExecutorBench {
 
     /** ns per task from the first run to the last, all due together. */
     private static double expiry(ScheduledExecutorService e, int n) throws InterruptedException {
+        System.gc();
         long[] first = new long[1];
         long[] last = new long[1];
         CountDownLatch done = new CountDownLatch(n);
@@ -579,6 +583,7 @@ public final class ExecutorBench {
 
     /** Lateness after the delay in us: median, 99th percentile, maximum. */
     private static double[] lateness(ScheduledExecutorService e, int n) throws InterruptedException {
+        System.gc();
         return Bench.lateness(n, (task, delay) -> e.schedule(task, delay, TimeUnit.NANOSECONDS));
     }
 
