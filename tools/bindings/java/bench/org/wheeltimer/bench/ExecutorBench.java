@@ -477,12 +477,7 @@ public final class ExecutorBench {
                 filled.countDown();
                 try {
                     go.await();
-                    ThreadLocalRandom rnd = ThreadLocalRandom.current();
-                    for (int i = 0; i < opsPer; i++) {
-                        int k = rnd.nextInt(per);
-                        e.cancel(window[k]);
-                        window[k] = e.add();
-                    }
+                    replace(e, window, opsPer);
                     measured.countDown();
                     // The window's own cancels are not measured.
                     release.await();
@@ -535,19 +530,24 @@ public final class ExecutorBench {
         return cpu;
     }
 
-    /** Cancels a random one of {@code window} and adds one in its place until {@code end}; returns how often. */
+    /** {@link #replace} in thousands until {@code end}; returns how many operations. */
     private static long stream(Churner e, Object[] window, long end) {
-        ThreadLocalRandom rnd = ThreadLocalRandom.current();
         long ops = 0;
         while (System.nanoTime() < end) {
-            for (int j = 0; j < 1000; j++) {
-                int k = rnd.nextInt(window.length);
-                e.cancel(window[k]);
-                window[k] = e.add();
-            }
+            replace(e, window, 1000);
             ops += 1000;
         }
         return ops;
+    }
+
+    /** {@code ops} times, cancels a random one of {@code window} and adds one in its place. */
+    private static void replace(Churner e, Object[] window, int ops) {
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        for (int i = 0; i < ops; i++) {
+            int k = rnd.nextInt(window.length);
+            e.cancel(window[k]);
+            window[k] = e.add();
+        }
     }
 
     /** ns per task from the first run to the last, all due together. */
