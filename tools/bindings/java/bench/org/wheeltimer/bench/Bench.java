@@ -30,6 +30,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -65,8 +66,10 @@ import org.wheeltimer.WheelTimer;
  *     200 ms tick, 100 000 tasks scheduled at once, each 125 ms after it
  *     was made; the median lateness, and the median time after the tick
  *     that ran it (what is left when the tick's own rounding is taken
- *     out; WheelTimer's ticks are on the clock, Netty's count from its
- *     worker's start).
+ *     out). Netty's ticks count from its worker's start, which the first
+ *     newTimeout makes; WheelTimer's are on the clock, so its run first
+ *     waits for a tick, and both bursts start at the same phase of their
+ *     ticks.
  * <li>size: bytes per timeout, from the heap's class histogram (where the
  *     runtime has jdk.management).
  * </ul>
@@ -552,6 +555,9 @@ public final class Bench {
         Timer timer = wheel ? new WheelTimer(thread, COLD_TICK_MS, TimeUnit.MILLISECONDS)
                             : new HashedWheelTimer(thread, COLD_TICK_MS, TimeUnit.MILLISECONDS);
         BlockingQueue<long[]> queue = new LinkedBlockingQueue<>();
+        if (wheel) {
+            startAtATick(((WheelTimer) timer).resolutionNanos());
+        }
         long first = System.nanoTime();
         for (int i = 0; i < COLD_TASKS; i++) {
             final long start = System.nanoTime();
@@ -595,6 +601,20 @@ public final class Bench {
         System.out.printf(Locale.ROOT, "cold %.3f %.3f %.3f %.3f %.3f%n", late[COLD_TASKS / 2] / 1e6,
                           after[COLD_TASKS / 2] / 1e6, (lastRun - first) / 1e6, workerCpu / 1e6,
                           processCpu / 1e6);
+    }
+
+    /**
+     * Waits for the next tick of a grid of {@code r} ns on the clock:
+     * Netty's ticks count from its worker's start, which the burst's first
+     * newTimeout makes, so its burst starts at a tick; WheelTimer's are on
+     * the clock, so its burst waits for one, and each timer's deadlines
+     * fall at the same place in its ticks.
+     */
+    private static void startAtATick(long r) {
+        long tick = Math.floorDiv(System.nanoTime(), r) * r + r;
+        for (long now = System.nanoTime(); now < tick; now = System.nanoTime()) {
+            LockSupport.parkNanos(tick - now);
+        }
     }
 
     /** The process's CPU time in ns, every thread's (the JIT's and the GC's too). */
