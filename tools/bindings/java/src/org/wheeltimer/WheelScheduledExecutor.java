@@ -11,6 +11,7 @@ import io.netty.util.Timeout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.IdentityHashMap;
@@ -23,7 +24,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ScheduledExecutorService;
@@ -52,8 +52,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * One {@link WheelTimer} keeps the delays: one engine context and one
  * worker thread that owns it. At a deadline that worker only hands the task
- * to the pool ({@code execute}, a queue's offer), and never runs the
- * caller's code. The pool is this executor itself, a
+ * to the pool, and never runs the caller's code: the tasks due in a chunk
+ * of its round (up to 256) go to the pool's queue under one lock, so that
+ * a burst of them costs the pool's threads little more than their runs.
+ * The pool is this executor itself, a
  * {@link ThreadPoolExecutor} of {@code corePoolSize} threads and an
  * unbounded queue (as {@code ScheduledThreadPoolExecutor}: the threads
  * start as tasks come), or an {@link Executor} given to the
@@ -110,6 +112,8 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     /* A cell's words: the live count, cancels since the last wake, the count out of the wheel. */
     private static final int CELL_CANCELS = 1;
     private static final int CELL_OUT = 2;
+    /** The most due tasks the timer's worker hands to the pool's queue at once. */
+    private static final int DUE_BATCH = 256;
     /** Cancels counted in a cell after which the timer's worker is woken to release them. */
     static final int CANCELS_PER_WAKE = 1024;
     /** How long a thread above the core size waits for a task (ScheduledThreadPoolExecutor's 10 ms). */
@@ -151,7 +155,13 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     /** The caller's executor, or null: due tasks run on this pool. */
     private final Executor callers;
     /** This pool's queue: due tasks waiting for a thread. */
-    private final BlockingQueue<Runnable> poolQueue;
+    private final PoolQueue poolQueue;
+    /**
+     * The timer's worker's alone: due tasks gathered from a chunk of its
+     * round, for one offerAll() to the pool's queue (see handDue()).
+     */
+    private final WheelScheduledFuture<?>[] due = new WheelScheduledFuture<?>[DUE_BATCH];
+    private int dueCount;
     /** What getQueue() returns. */
     private final TaskQueueView queueView;
     /**
@@ -207,8 +217,8 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
 
     private WheelScheduledExecutor(Builder b) {
         super(b.poolSize, Integer.MAX_VALUE, KEEP_ALIVE_MILLIS, TimeUnit.MILLISECONDS,
-              new LinkedBlockingQueue<>(), threadsOf(b), REFUSE);
-        poolQueue = super.getQueue();
+              new PoolQueue(), threadsOf(b), REFUSE);
+        poolQueue = (PoolQueue) super.getQueue();
         queueView = new TaskQueueView(this);
         handler = b.handler;
         int cells = Integer.highestOneBit(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()) - 1) << 1;
@@ -224,7 +234,8 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
         WheelTimer.Builder tb = WheelTimer.builder().threadFactory(timerFactory)
                 .resolution(b.resolution, TimeUnit.NANOSECONDS)
                 .maxPendingTimeouts(b.maxPendingTimeouts)
-                .engine(b.engine);
+                .engine(b.engine)
+                .afterChunk(this::handDue);
         timer = tb.build();
         timerThread = made[0];
         callers = b.executor;
@@ -648,15 +659,23 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
 
     /**
      * The timer's worker (or a periodic task's run): a task is due; give it
-     * to the pool. A cancel that came meanwhile and meant the task to leave
-     * the pool's queue (remove(), the policy) may have looked for it there
-     * before it came: whichever of the two comes second sees the other.
+     * to the pool, the worker's at the end of its chunk (handDue()). A
+     * cancel that came meanwhile and meant the task to leave the pool's
+     * queue (remove(), the policy) may have looked for it there before it
+     * came: whichever of the two comes second sees the other.
      */
     void handOver(WheelScheduledFuture<?> f) {
         if (f.isDone()) {
             return;
         }
         markOut(f);
+        if (callers == null && Thread.currentThread() == timerThread) {
+            due[dueCount++] = f;
+            if (dueCount == due.length) {
+                handDue();
+            }
+            return;
+        }
         try {
             dispatch(f);
         } catch (RejectedExecutionException e) {
@@ -665,6 +684,47 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
         }
         if (f.isCancelled() && callers == null && (removeOnCancel || f.isRemoved())) {
             poolQueue.remove(f);
+        }
+    }
+
+    /**
+     * The timer's worker, after each chunk of its round: the due tasks
+     * gathered go to the pool's queue under one lock, all but the last;
+     * the last through the pool's execute(), whose checks then cover them
+     * all (a thread is started if none runs; the pool refuses only once
+     * shut down, which it is not while the timer runs). The core threads
+     * are started first, so that none starts with the last task ahead of
+     * the others. A task cancelled meanwhile leaves the queue again if the
+     * policy says so, as its done() would have taken it out. Until then
+     * a gathered task is neither in the wheel nor in the queue: the
+     * view's size and getTaskCount() miss it for that moment (a chunk's
+     * hand-over), as the pool's counts are approximate while tasks move.
+     */
+    private void handDue() {
+        int n = dueCount;
+        if (n == 0) {
+            return;
+        }
+        dueCount = 0;
+        WheelScheduledFuture<?> last = due[n - 1];
+        try {
+            while (prestartCoreThread()) {
+                // One more core thread.
+            }
+            poolQueue.offerAll(due, 0, n - 1);
+            try {
+                super.execute(last);
+            } catch (RejectedExecutionException e) {
+                last.refused(e);
+            }
+            for (int i = 0; i < n; i++) {
+                WheelScheduledFuture<?> f = due[i];
+                if (f.isCancelled() && (removeOnCancel || f.isRemoved())) {
+                    poolQueue.remove(f);
+                }
+            }
+        } finally {
+            Arrays.fill(due, 0, n, null);
         }
     }
 

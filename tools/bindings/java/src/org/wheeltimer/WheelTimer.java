@@ -140,6 +140,8 @@ public final class WheelTimer implements Timer {
     /** Read the clock through JNI: System.nanoTime() is not CLOCK_MONOTONIC here. */
     private final boolean nativeClock;
 
+    /** What the worker runs after each chunk of a round's tasks, or null (see Builder.afterChunk). */
+    final Runnable afterChunk;
     /** Everything that passes between callers and the worker. */
     final HandOver handOver;
     private final Thread workerThread;
@@ -298,6 +300,7 @@ public final class WheelTimer implements Timer {
             maxPending = io[Native.IO_MAX_PENDING];
             features = io[Native.IO_FEATURES];
             virtualClock = b.virtualClock;
+            afterChunk = b.afterChunk;
             lastDeadline = Long.MAX_VALUE / resolution * resolution;
             nativeClock = !virtualClock && !nanoTimeIsMonotonic();
             handOver = new HandOver(c, virtualClock, maxPending);
@@ -351,8 +354,19 @@ public final class WheelTimer implements Timer {
         private long maxPending = -1;
         private Engine engine = Engine.AUTO;
         private boolean virtualClock;
+        private Runnable afterChunk;
 
         private Builder() {
+        }
+
+        /**
+         * Run by the worker after the tasks of each chunk of a round (the
+         * records it takes from the engine at once) have run: the
+         * executor's, which hands them to its pool's queue together.
+         */
+        Builder afterChunk(Runnable r) {
+            this.afterChunk = Objects.requireNonNull(r, "afterChunk");
+            return this;
         }
 
         /** The factory of the worker thread. */

@@ -337,12 +337,22 @@ final class Worker implements Runnable, HandOver.Round {
             while (n > 0) {
                 dispatch(n);
                 total += n;
+                endChunk();
                 n = Native.nextChunk(ctx, records);
             }
         } finally {
             inRound = false;
+            endChunk();
         }
         return total;
+    }
+
+    /** The timer's afterChunk, if it has one. */
+    private void endChunk() {
+        Runnable r = timer.afterChunk;
+        if (r != null) {
+            r.run();
+        }
     }
 
     /** Runs the tasks of the first {@code n} records, in the order they came. */

@@ -1081,6 +1081,72 @@ abstract class ExecutorContract {
         assertEquals(List.of(), e.shutdownNow(), "nothing more the second time");
     }
 
+    /**
+     * Many tasks due together, more than a worker hands to the pool at
+     * once: each runs once, and none before its deadline.
+     */
+    @Test
+    void aBurstOfTasksDueTogetherRunsEachOnce() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        int n = 5_000;
+        AtomicIntegerArray runs = new AtomicIntegerArray(n);
+        AtomicInteger early = new AtomicInteger();
+        CountDownLatch done = new CountDownLatch(n);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        for (int i = 0; i < n; i++) {
+            int k = i;
+            e.schedule(() -> {
+                if (System.nanoTime() < deadline) {
+                    early.incrementAndGet();
+                }
+                runs.incrementAndGet(k);
+                done.countDown();
+            }, deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+        }
+        await(done);
+        e.shutdown();
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(0, early.get(), "tasks run before their deadline");
+        for (int i = 0; i < n; i++) {
+            assertEquals(1, runs.get(i), "runs of task " + i);
+        }
+    }
+
+    /**
+     * shutdownNow() in the middle of a burst: each task ran once, or was
+     * returned, or was cancelled (taken by a thread as the pool stopped),
+     * and only one of these; none is lost on its way to the pool.
+     */
+    @Test
+    void shutdownNowInTheMiddleOfABurstLosesNoTask() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        int n = 5_000;
+        AtomicIntegerArray runs = new AtomicIntegerArray(n);
+        CountDownLatch first = new CountDownLatch(1);
+        List<Future<?>> futures = new ArrayList<>(n);
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
+        for (int i = 0; i < n; i++) {
+            int k = i;
+            futures.add(e.schedule(() -> {
+                runs.incrementAndGet(k);
+                first.countDown();
+            }, deadline - System.nanoTime(), TimeUnit.NANOSECONDS));
+        }
+        await(first);
+        Set<Object> returned = Collections.newSetFromMap(new IdentityHashMap<>());
+        returned.addAll(e.shutdownNow());
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        for (int i = 0; i < n; i++) {
+            Future<?> f = futures.get(i);
+            boolean ran = runs.get(i) == 1;
+            boolean back = returned.contains(f);
+            boolean cancelled = !back && f.isCancelled();
+            assertTrue(runs.get(i) <= 1, "task " + i + " ran " + runs.get(i) + " times");
+            assertEquals(1, (ran ? 1 : 0) + (back ? 1 : 0) + (cancelled ? 1 : 0),
+                         "task " + i + ": ran " + ran + ", returned " + back + ", cancelled " + cancelled);
+        }
+    }
+
     @Test
     void terminationWaitsForTheLastTask() throws Exception {
         ScheduledExecutorService e = executor(2);
