@@ -38,6 +38,9 @@ final class PoolQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
 
     /** Adds {@code r[from]} to {@code r[to - 1]}, in order, under one lock. */
     void offerAll(Runnable[] r, int from, int to) {
+        if (from == to) {
+            return;
+        }
         lock.lock();
         try {
             for (int i = from; i < to; i++) {
