@@ -5,6 +5,8 @@
  */
 package org.wheeltimer;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.AbstractQueue;
 import java.util.ArrayDeque;
 import java.util.Collection;
@@ -26,6 +28,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * removes the element it returned if it is still queued.
  */
 final class PoolQueue extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
+    private static final VarHandle COUNT;
+
+    static {
+        try {
+            COUNT = MethodHandles.lookup().findVarHandle(PoolQueue.class, "count", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     /** An emptied array above this many slots is let go, so that a burst's leaves with it. */
     private static final int KEPT_SLOTS = 4096;
 
@@ -35,6 +47,12 @@ final class PoolQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
     private ArrayDeque<Runnable> tasks = new ArrayDeque<>();
     /** The most tasks queued at once since the array was made. */
     private int slots;
+    /**
+     * tasks.size(), written under the lock (a release store: no fence on
+     * the pool's take), read by size() without it, as monitoring does.
+     */
+    @SuppressWarnings("unused")
+    private int count;
 
     /** Adds {@code r[from]} to {@code r[to - 1]}, in order, under one lock. */
     void offerAll(Runnable[] r, int from, int to) {
@@ -46,6 +64,7 @@ final class PoolQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
             for (int i = from; i < to; i++) {
                 tasks.addLast(Objects.requireNonNull(r[i]));
             }
+            COUNT.setRelease(this, tasks.size());
             slots = Math.max(slots, tasks.size());
             if (to - from > 1) {
                 notEmpty.signalAll();
@@ -63,6 +82,7 @@ final class PoolQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
         lock.lock();
         try {
             tasks.addLast(r);
+            COUNT.setRelease(this, tasks.size());
             slots = Math.max(slots, tasks.size());
             notEmpty.signal();
         } finally {
@@ -116,7 +136,11 @@ final class PoolQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
     /** Takes the first task, or null; the lock held. */
     private Runnable first() {
         Runnable r = tasks.pollFirst();
-        if (r != null && slots > KEPT_SLOTS && tasks.isEmpty()) {
+        if (r == null) {
+            return null;
+        }
+        COUNT.setRelease(this, tasks.size());
+        if (slots > KEPT_SLOTS && tasks.isEmpty()) {
             tasks = new ArrayDeque<>();
             slots = 0;
         }
@@ -145,12 +169,7 @@ final class PoolQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
 
     @Override
     public int size() {
-        lock.lock();
-        try {
-            return tasks.size();
-        } finally {
-            lock.unlock();
-        }
+        return (int) COUNT.getAcquire(this);
     }
 
     @Override
@@ -165,7 +184,9 @@ final class PoolQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
         }
         lock.lock();
         try {
-            return tasks.removeFirstOccurrence(o);
+            boolean removed = tasks.removeFirstOccurrence(o);
+            COUNT.setRelease(this, tasks.size());
+            return removed;
         } finally {
             lock.unlock();
         }
@@ -189,6 +210,7 @@ final class PoolQueue extends AbstractQueue<Runnable> implements BlockingQueue<R
         lock.lock();
         try {
             tasks.clear();
+            COUNT.setRelease(this, 0);
         } finally {
             lock.unlock();
         }
