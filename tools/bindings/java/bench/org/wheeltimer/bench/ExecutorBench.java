@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
+import java.util.stream.Collectors;
 
 import org.wheeltimer.WheelScheduledExecutor;
 import org.wheeltimer.WheelTimer;
@@ -71,7 +72,11 @@ import org.wheeltimer.WheelTimer;
  *     measurement before (up to 185 ms in this project's VM after a burst)
  *     would fall in the window of whichever executor came next.
  * <li>lateness: 2000 tasks 20 to 220 ms away; how long after its delay each
- *     ran: median, 99th percentile, maximum.
+ *     ran: median, 99th percentile, maximum; the medians of 21 runs (3 with
+ *     --quick), the executors taking turns after the rounds, each run on a
+ *     new executor. A run's tail is where a stall of the machine falls: in
+ *     9 runs of one executor its p99 spread tenfold, and the median of
+ *     fewer runs moved with them.
  * <li>heap retained by 1 M cancelled tasks: 1 M tasks 30 s away, all
  *     cancelled; the heap in use after a collection, less that before.
  * <li>monitoring reads: with the idle tasks pending (below), the CPU ns
@@ -95,6 +100,7 @@ public final class ExecutorBench {
     private final int[] pendings;
     private final int expiryTasks;
     private final int latenessTasks;
+    private final int latenessRuns;
     private final int retainedTasks;
     private final int idleTasks;
     private final int idleSeconds;
@@ -109,6 +115,7 @@ public final class ExecutorBench {
                 .filter(p -> p <= maxPending).toArray();
         expiryTasks = quick ? 10_000 : 100_000;
         latenessTasks = quick ? 200 : 2000;
+        latenessRuns = quick ? 3 : 21;
         retainedTasks = Math.min(maxPending, quick ? 100_000 : 1_000_000);
         idleTasks = quick ? 10_000 : 100_000;
         idleSeconds = quick ? 1 : 5;
@@ -219,7 +226,7 @@ public final class ExecutorBench {
         double[][][][] churn = new double[n + 1][pendings.length][threads.length][rounds];
         double[][][][] churnCpu = new double[n + 1][pendings.length][threads.length][rounds];
         double[][] expiry = new double[n][rounds];
-        double[][][] late = new double[n][3][rounds];
+        double[][][] late = new double[n][3][latenessRuns];
         for (int r = 0; r < rounds; r++) {
             System.out.println("# round " + (r + 1) + " of " + rounds);
             for (int p = 0; p < pendings.length; p++) {
@@ -238,6 +245,11 @@ public final class ExecutorBench {
             }
             for (int i = 0; i < n; i++) {
                 expiry[i][r] = with(configs.get(i), e -> expiry(e, expiryTasks));
+            }
+        }
+        System.out.println("# lateness, " + latenessRuns + " runs");
+        for (int r = 0; r < latenessRuns; r++) {
+            for (int i = 0; i < n; i++) {
                 int k = r;
                 double[][] l = late[i];
                 with(configs.get(i), e -> {
@@ -323,6 +335,14 @@ public final class ExecutorBench {
                                    median(late[i][1]), median(late[i][2])));
         }
         System.out.println(b.append(" — |"));
+        for (int i = 0; i < n; i++) {
+            double[] p99 = late[i][1].clone();
+            Arrays.sort(p99);
+            System.out.println(String.format(Locale.ROOT, "# lateness p99 of each run, sorted, us, %s:",
+                                             configs.get(i).name)
+                               + Arrays.stream(p99).mapToObj(x -> String.format(Locale.ROOT, " %.0f", x))
+                                       .collect(Collectors.joining()));
+        }
         row("heap retained by " + count(retainedTasks) + " cancelled tasks, MiB", retained, "%.1f");
         row("wake-ups per second, " + count(idleTasks) + " tasks an hour away", wakeups, "%.1f");
         b = new StringBuilder("| monitoring read, CPU ns: queue size / active count / task count ("
