@@ -76,7 +76,10 @@ import org.wheeltimer.WheelTimer;
  *     --quick), the executors taking turns after the rounds, each run on a
  *     new executor. A run's tail is where a stall of the machine falls: in
  *     9 runs of one executor its p99 spread tenfold, and the median of
- *     fewer runs moved with them.
+ *     fewer runs moved with them. The floor is a WheelTimer at the
+ *     executor's resolution running each task on its worker: one wake-up
+ *     per due task, as the heap's one thread has, where the executor's
+ *     due task waits for its timer's worker and then a pool thread.
  * <li>heap retained by 1 M cancelled tasks: 1 M tasks 30 s away, all
  *     cancelled; the heap in use after a collection, less that before.
  * <li>monitoring reads: with the idle tasks pending (below), the CPU ns
@@ -221,12 +224,14 @@ public final class ExecutorBench {
             with(c, e -> lateness(e, latenessTasks / 10)[0]);
         }
         timerChurn(1_000, 1, churnOps / 4, new double[1]);
+        timerLateness(latenessTasks / 10);
         int[] threads = {1, 4};
         // Index n: WheelTimer alone, for the schedule + cancel rows.
         double[][][][] churn = new double[n + 1][pendings.length][threads.length][rounds];
         double[][][][] churnCpu = new double[n + 1][pendings.length][threads.length][rounds];
         double[][] expiry = new double[n][rounds];
-        double[][][] late = new double[n][3][latenessRuns];
+        // Index n: WheelTimer alone, each task run on its worker.
+        double[][][] late = new double[n + 1][3][latenessRuns];
         for (int r = 0; r < rounds; r++) {
             System.out.println("# round " + (r + 1) + " of " + rounds);
             for (int p = 0; p < pendings.length; p++) {
@@ -259,6 +264,10 @@ public final class ExecutorBench {
                     }
                     return 0;
                 });
+            }
+            double[] q = timerLateness(latenessTasks);
+            for (int j = 0; j < 3; j++) {
+                late[n][j][r] = q[j];
             }
         }
         int[] steadyPendings = Arrays.stream(pendings).filter(p -> p >= 100_000).toArray();
@@ -330,16 +339,16 @@ public final class ExecutorBench {
         targets.add(target("lateness p99", median(late[0][1]), median(late[1][1]), 2.0));
         StringBuilder b = new StringBuilder("| lateness p50 / p99 / max, us (" + latenessTasks
                                             + " tasks, 20 to 220 ms) |");
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i <= n; i++) {
             b.append(String.format(Locale.ROOT, " %.0f / %.0f / %.0f |", median(late[i][0]),
                                    median(late[i][1]), median(late[i][2])));
         }
-        System.out.println(b.append(" — |"));
-        for (int i = 0; i < n; i++) {
+        System.out.println(b);
+        for (int i = 0; i <= n; i++) {
             double[] p99 = late[i][1].clone();
             Arrays.sort(p99);
             System.out.println(String.format(Locale.ROOT, "# lateness p99 of each run, sorted, us, %s:",
-                                             configs.get(i).name)
+                                             i < n ? configs.get(i).name : "WheelTimer alone")
                                + Arrays.stream(p99).mapToObj(x -> String.format(Locale.ROOT, " %.0f", x))
                                        .collect(Collectors.joining()));
         }
@@ -468,6 +477,24 @@ public final class ExecutorBench {
                 .resolution(floorResolution, TimeUnit.NANOSECONDS).build();
         try {
             return churn(of(t), pending, threads, ops, cpu);
+        } finally {
+            t.stop();
+        }
+    }
+
+    /**
+     * {@link #lateness} on a WheelTimer alone at the executor's resolution,
+     * each task run on the timer's worker: a due task waits for one wake-up,
+     * where the executor's waits for its timer's worker and then a pool
+     * thread.
+     */
+    private double[] timerLateness(int n) throws InterruptedException {
+        WheelTimer t = WheelTimer.builder().threadFactory(new Named())
+                .resolution(floorResolution, TimeUnit.NANOSECONDS).build();
+        try {
+            System.gc();
+            return Bench.lateness(n, (task, delay) -> t.newTimeout(x -> task.run(), delay,
+                                                                   TimeUnit.NANOSECONDS));
         } finally {
             t.stop();
         }
