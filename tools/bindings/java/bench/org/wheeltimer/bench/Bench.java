@@ -432,7 +432,7 @@ public final class Bench {
     }
 
     /** Lateness after the deadline in us: median, 99th percentile, maximum. */
-    private static double[] lateness(Timer t, int n) throws InterruptedException {
+    static double[] lateness(Timer t, int n) throws InterruptedException {
         return lateness(n, (task, delay) -> t.newTimeout(x -> task.run(), delay, TimeUnit.NANOSECONDS));
     }
 

@@ -258,17 +258,11 @@ public final class ExecutorBench {
                 int k = r;
                 double[][] l = late[i];
                 with(configs.get(i), e -> {
-                    double[] q = lateness(e, latenessTasks);
-                    for (int j = 0; j < 3; j++) {
-                        l[j][k] = q[j];
-                    }
+                    file(l, k, lateness(e, latenessTasks));
                     return 0;
                 });
             }
-            double[] q = timerLateness(latenessTasks);
-            for (int j = 0; j < 3; j++) {
-                late[n][j][r] = q[j];
-            }
+            file(late[n], r, timerLateness(latenessTasks));
         }
         int[] steadyPendings = Arrays.stream(pendings).filter(p -> p >= 100_000).toArray();
         double[][] steady = new double[steadyPendings.length][n];
@@ -473,8 +467,7 @@ public final class ExecutorBench {
     /** The timer alone, as WheelScheduledExecutor opens it: the floor of its schedule + cancel. */
     private double timerChurn(int pending, int threads, int ops, double[] cpu)
             throws InterruptedException {
-        WheelTimer t = WheelTimer.builder().threadFactory(new Named())
-                .resolution(floorResolution, TimeUnit.NANOSECONDS).build();
+        WheelTimer t = floorTimer();
         try {
             return churn(of(t), pending, threads, ops, cpu);
         } finally {
@@ -489,14 +482,25 @@ public final class ExecutorBench {
      * thread.
      */
     private double[] timerLateness(int n) throws InterruptedException {
-        WheelTimer t = WheelTimer.builder().threadFactory(new Named())
-                .resolution(floorResolution, TimeUnit.NANOSECONDS).build();
+        WheelTimer t = floorTimer();
         try {
             System.gc();
-            return Bench.lateness(n, (task, delay) -> t.newTimeout(x -> task.run(), delay,
-                                                                   TimeUnit.NANOSECONDS));
+            return Bench.lateness(t, n);
         } finally {
             t.stop();
+        }
+    }
+
+    /** The floor: a WheelTimer at the executor's resolution. */
+    private WheelTimer floorTimer() {
+        return WheelTimer.builder().threadFactory(new Named())
+                .resolution(floorResolution, TimeUnit.NANOSECONDS).build();
+    }
+
+    /** Files one run's lateness {@code q} (median, p99, maximum) as run {@code r} of {@code late}. */
+    private static void file(double[][] late, int r, double[] q) {
+        for (int j = 0; j < q.length; j++) {
+            late[j][r] = q[j];
         }
     }
 
