@@ -119,7 +119,10 @@ import java.util.function.Consumer;
  *     slot of a later segment. A caller fills a slot of a segment only
  *     after its move of {@code tail} onto it (the tail moves only
  *     forward), so the tail is past every severed segment, and a caller
- *     that still held one (it is full) goes on from the tail. Nothing else
+ *     that reads SEVERED as a segment's link goes on from the tail: one
+ *     that still held the segment (it is full), or one that lost the race
+ *     to link the next segment and reads the link again (the worker may
+ *     have drained the next one and severed this one meanwhile). Nothing else
  *     walks the chain from behind the worker's oldest position.
  * </ol>
  */
@@ -307,16 +310,19 @@ final class HandOver extends HandOverEndedLine {
         }
     }
 
-    /** The segment after the full {@code s}, made if need be; the tail moved on to it. */
+    /**
+     * The segment after the full {@code s}, made if need be, the tail moved
+     * on to it; or the tail, if the link read last says the worker severed
+     * {@code s} (rules, 8).
+     */
     private Segment nextSegment(Segment s) {
         Segment n = s.next;
-        if (n == SEVERED) {
-            // A stale segment, which the worker left: the tail is past it (rules, 8).
-            return tail;
-        }
         if (n == null) {
             Segment made = new Segment(s.number + 1);
             n = NEXT.compareAndSet(s, null, made) ? made : s.next;
+        }
+        if (n == SEVERED) {
+            return tail;
         }
         TAIL.compareAndSet(this, s, n);
         return n;
