@@ -17,7 +17,8 @@
 #                   lib-uninstall, check-lib, check-lib-vm
 #   make java       build the Java binding (tools/bindings/java) and its
 #                   executor; check-java, check-java-vm, check-java-ahc,
-#                   bench-java, bench-java-host, bench-java-exec
+#                   bench-java, bench-java-host, bench-java-exec,
+#                   bench-java-instructions
 #   make scheduler  build the cluster scheduler (tools/scheduler); check-cluster, bench-cluster
 #   make stage-lib, stage-java  install libwheeltimer, and the binding, into
 #                   build/stage, which the binding and the scheduler build against
@@ -91,7 +92,7 @@ DEBUG_MOD	:= $(BUILD)/debug-module
 	check-fuzz \
 	lib lib-install lib-uninstall check-lib check-lib-vm \
 	java check-java check-java-ahc check-java-vm bench-java bench-java-host \
-	bench-java-exec \
+	bench-java-exec bench-java-instructions \
 	arm64-module arm64-selftests arm64-lib check-arm64 \
 	scheduler check-cluster bench-cluster upstream \
 	check-upstream check-deps check-module stage-lib stage-java
@@ -490,6 +491,14 @@ bench-java: vm-module stage-lib
 	@tools/deps build lib java vm ahc
 	@$(JAVA_MAKE) vm-bench
 	@tools/bindings/java/vm bench $(if $(filter 1,$(QUICK)),--quick)
+
+# WheelTimer against HashedWheelTimer in instructions (QEMU's icount, one
+# CPU), on each engine, in one boot: the figures no host CPU's caches move.
+bench-java-instructions: vm-module stage-lib
+	@tools/deps build lib java vm
+	@$(JAVA_MAKE) vm
+	@set -o pipefail; tools/bindings/java/vm bench --icount \
+		$(if $(filter 1,$(QUICK)),--quick) | tee $(BUILD)/java/bench-instructions.txt
 
 # The executor and AsyncHttpClient benchmarks natively, on the in-process
 # engine (bench-java runs them in the VM too).

@@ -33,8 +33,16 @@ final class Machine {
         return "# load average at the end: " + load();
     }
 
-    /** The first "model name" of /proc/cpuinfo, else the architecture. */
+    /**
+     * The first "model name" of /proc/cpuinfo, else the architecture; or,
+     * with {@code -Dwheeltimer.bench.icount=true} (a guest under QEMU's
+     * {@code -icount shift=0}, whose clock advances one ns per instruction
+     * it executes), what every ns of the run then is.
+     */
     static String cpuModel() {
+        if (Boolean.getBoolean("wheeltimer.bench.icount")) {
+            return "instructions (QEMU icount: each ns below is one instruction of the guest's one CPU)";
+        }
         try {
             for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
                 if (line.startsWith("model name")) {
