@@ -51,6 +51,9 @@ class WheelTimerTest {
     private static final long MS = 1_000_000L;
     /** How long the storm of callersFillingTheQueueAsTheWorkerDrainsItLoseNoTimeout() lasts. */
     private static final long STORM_SECONDS = 6;
+    /** Its callers, and the timeouts each makes in a round. */
+    private static final int STORM_CALLERS = 16;
+    private static final int STORM_TIMEOUTS = 20_000;
 
     private final List<WheelTimer> timers = new ArrayList<>();
 
@@ -769,10 +772,10 @@ class WheelTimerTest {
             AtomicLong ran = new AtomicLong();
             CountDownLatch go = new CountDownLatch(1);
             List<Thread> callers = new ArrayList<>();
-            for (int k = 0; k < 16; k++) {
+            for (int k = 0; k < STORM_CALLERS; k++) {
                 Thread th = new Thread(() -> {
                     Probe.await(go, "the start");
-                    for (int i = 0; i < 20_000; i++) {
+                    for (int i = 0; i < STORM_TIMEOUTS; i++) {
                         timer.newTimeout(t -> ran.incrementAndGet(), i & 1, TimeUnit.MILLISECONDS);
                     }
                 });
@@ -783,7 +786,7 @@ class WheelTimerTest {
             for (Thread th : callers) {
                 th.join();
             }
-            long made = 16 * 20_000;
+            long made = (long) STORM_CALLERS * STORM_TIMEOUTS;
             long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(Probe.LIMIT_SECONDS);
             while (ran.get() < made && System.nanoTime() - limit < 0) {
                 Probe.sleep(2);
@@ -793,7 +796,8 @@ class WheelTimerTest {
             timer.stop();
             rounds++;
         } while (System.nanoTime() - end < 0);
-        System.out.println("# " + rounds + " rounds of 320 000 timeouts from 16 callers");
+        System.out.println("# " + rounds + " rounds of " + STORM_CALLERS * STORM_TIMEOUTS
+                           + " timeouts from " + STORM_CALLERS + " callers");
     }
 
     /** stop() racing newTimeout() from other threads: every timeout is returned or refused. */
