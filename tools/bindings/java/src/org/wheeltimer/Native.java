@@ -59,6 +59,7 @@ final class Native {
     static final int REC_WORDS = 6;
     static final int REC_HANDLE = 0;
     static final int REC_COOKIE = 1;
+    static final int REC_DEADLINE = 2;
     static final int REC_OVERRUNS = 4;
     static final int REC_FLAGS_RES = 5;
 

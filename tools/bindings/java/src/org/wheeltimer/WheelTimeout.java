@@ -171,7 +171,9 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
 
     /**
      * INIT -> INIT | TAKEN, in {@code slot} (1 .. {@link #MAX_SLOT}): the
-     * worker hands it to the engine. False if it was cancelled.
+     * worker hands it to the engine; in slot 0, the worker runs it in this
+     * round without the engine (it was due when taken). False if it was
+     * cancelled.
      */
     final boolean take(int slot) {
         return STATE.compareAndSet(this, ST_INIT, ST_INIT | TAKEN | slot << SLOT_SHIFT);

@@ -8,15 +8,19 @@ package org.wheeltimer;
 /**
  * A snapshot of a {@link WheelTimer}'s counters, from {@link WheelTimer#stats()}.
  * The engine's counters are libwheeltimer's ({@code wheeltimer_stats(3)});
- * an engine that does not keep one reports 0.
+ * an engine that does not keep one reports 0. A timeout already due when
+ * the worker takes it is run without the engine; {@code added},
+ * {@code fired} and {@code cancelled} count it as the engine would have.
  *
  * @param engine          the engine that serves the timer
  * @param resolutionNanos the wheel's resolution
  * @param maxPending      the engine's limit of live timeouts
  * @param live            timeouts the engine holds (armed, or fired and unread)
- * @param added           adds the engine applied
- * @param fired           records the engine queued (one per firing)
- * @param cancelled       timeouts the engine cancelled while armed
+ * @param added           adds the engine applied, and those run without it
+ * @param fired           records the engine queued (one per firing), and the
+ *                        timeouts run without it
+ * @param cancelled       timeouts the engine cancelled while armed, and those
+ *                        to be run without it, cancelled first
  * @param withdrawn       fired records withdrawn unread by a cancel
  * @param overruns        FIXED_RATE periods that passed unread
  * @param timerPrograms   times the engine's timer (hrtimer or timerfd) was set

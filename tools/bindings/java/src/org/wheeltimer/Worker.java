@@ -12,6 +12,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -37,6 +38,16 @@ import java.util.concurrent.FutureTask;
  * timeout's cancel is queued or its final record is read. No operation is
  * queued while a round's records are being run, so a slot is not reused
  * under a record not yet run.
+ *
+ * <p>An add already due when the worker takes it (a delay of 0, or one
+ * shorter than the worker took to come to it) does not go to the engine:
+ * it is taken in slot 0 and run in the same round, in deadline order with
+ * the records the engine hands back (a record is run after the adds due
+ * before it, and before those due at its time, which came later). The
+ * engine would have fired it at once: this spares it an add, a fire and
+ * their records. The counters count it as the engine would (added, and
+ * fired or cancelled). On a virtual clock every add goes to the engine,
+ * whose advance() decides what is due.
  *
  * <p>Slots are given in order, each the first free one after the last
  * given, in a table at most three quarters full. The table is old in the
@@ -72,6 +83,16 @@ final class Worker implements Runnable, HandOver.Round {
     /** A round's records are being run: nothing may be queued (see above). */
     private boolean inRound;
 
+    /** The adds due when taken (slot 0), in deadline order once the drain is over; run from {@link #dueNext}. */
+    private WheelTimeout[] due = new WheelTimeout[DUE_KEPT];
+    private int dueCount;
+    private int dueNext;
+    /** While a round's drain runs: the clock by which an add is due, else Long.MIN_VALUE. */
+    private long dueBy = Long.MIN_VALUE;
+    private static final int DUE_KEPT = 64;
+    private static final Comparator<WheelTimeout> BY_DEADLINE =
+            Comparator.comparingLong(WheelTimeout::deadlineNanos);
+
     private final Set<Timeout> unprocessed = new HashSet<>();
 
     /** The worker thread's kernel id, 0 until it runs. */
@@ -83,6 +104,10 @@ final class Worker implements Runnable, HandOver.Round {
     private long tasksRun;
     private long taskFailures;
     private long refused;
+    /* The adds run without the engine, counted for stats() as the engine counts its own. */
+    private long addedAtOnce;
+    private long firedAtOnce;
+    private long cancelledAtOnce;
 
     Worker(WheelTimer timer) {
         this.timer = timer;
@@ -140,24 +165,29 @@ final class Worker implements Runnable, HandOver.Round {
             // callers pushes once per linger, not as fast as it can: each
             // round costs it, and the callers too.
             long timeout = busy || handOver.holding() ? HandOver.LINGER_NANOS : -1;
-            handOver.sleep(timeout >= 0 ? timer.nanoTime() + timeout : HandOver.FOREVER);
-            if (handOver.mayNotSleep(timeout >= 0)) {
-                handOver.awake();
+            if (dueCount > 0) {
+                // Tasks to run now: only reap what the engine has ready.
                 timeout = 0;
             } else {
-                busy = false;
-                wakeups++;
+                handOver.sleep(timeout >= 0 ? timer.nanoTime() + timeout : HandOver.FOREVER);
+                if (handOver.mayNotSleep(timeout >= 0)) {
+                    handOver.awake();
+                    timeout = 0;
+                } else {
+                    busy = false;
+                    wakeups++;
+                }
             }
             int n = Native.waitRound(ctx, timeout, records);
             handOver.awake();
             if (n == -Native.EINTR) {
                 // A producer's wake (or a signal): its push is on the stack.
-                continue;
+                n = 0;
             }
             if (n < 0) {
                 throw Native.error("wheeltimer_wait", n);
             }
-            if (n > 0) {
+            if (n > 0 || dueCount > 0) {
                 runRound(n);
             }
         }
@@ -179,9 +209,22 @@ final class Worker implements Runnable, HandOver.Round {
      */
     private int handOver(boolean hold) {
         // Not on a virtual clock: advance() hands everything over.
-        long horizon = hold && !handOver.isVirtualClock()
-                ? timer.nanoTime() + HOLD_NANOS : Long.MAX_VALUE;
-        int given = handOver.drain(horizon, this);
+        long horizon = Long.MAX_VALUE;
+        if (hold && !handOver.isVirtualClock()) {
+            long now = timer.nanoTime();
+            horizon = now + HOLD_NANOS;
+            dueBy = now;
+        }
+        int given;
+        try {
+            given = handOver.drain(horizon, this);
+        } finally {
+            dueBy = Long.MIN_VALUE;
+        }
+        if (dueCount - dueNext > 1) {
+            // In push order, which is deadline order for each caller alone.
+            Arrays.sort(due, dueNext, dueCount, BY_DEADLINE);
+        }
         flush();
         return given;
     }
@@ -192,9 +235,23 @@ final class Worker implements Runnable, HandOver.Round {
         queueCancel(t);
     }
 
-    /** HandOver's: {@code t} is taken for the engine and queued, unless it was cancelled since. */
+    /**
+     * HandOver's: {@code t} is taken for the engine and queued, or, due
+     * already and one-shot, taken to run this round; unless it was
+     * cancelled since.
+     */
     @Override
     public void add(WheelTimeout t, boolean held) {
+        if (t.deadline <= dueBy && !(t instanceof SlackOrPeriodicTimeout p && p.period != 0)) {
+            if (t.take(0)) {
+                if (dueCount == due.length) {
+                    due = Arrays.copyOf(due, dueCount * 2);
+                }
+                due[dueCount++] = t;
+                addedAtOnce++;
+            }
+            return;
+        }
         int slot = freeSlot();
         if (t.take(slot)) {
             // From here cancel() pushes it again.
@@ -340,6 +397,7 @@ final class Worker implements Runnable, HandOver.Round {
                 endChunk();
                 n = Native.nextChunk(ctx, records);
             }
+            total += runDue(Long.MAX_VALUE);
         } finally {
             inRound = false;
             endChunk();
@@ -355,12 +413,48 @@ final class Worker implements Runnable, HandOver.Round {
         }
     }
 
-    /** Runs the tasks of the first {@code n} records, in the order they came. */
+    /**
+     * Runs the tasks of the first {@code n} records, in the order they
+     * came, each after the adds taken due whose deadline is before its own.
+     */
     private void dispatch(int n) {
         long[] r = records;
         for (int k = 0; k < n * Native.REC_WORDS; k += Native.REC_WORDS) {
+            if (dueNext < dueCount) {
+                runDue(r[k + Native.REC_DEADLINE]);
+            }
             dispatchOne(r, k);
         }
+    }
+
+    /**
+     * Runs the adds taken due whose deadline is before {@code before}, in
+     * order; once all have run, empties the array (a burst's large one is
+     * let go). Returns how many it ran or found cancelled.
+     */
+    private int runDue(long before) {
+        int from = dueNext;
+        while (dueNext < dueCount && due[dueNext].deadline < before) {
+            WheelTimeout t = due[dueNext];
+            due[dueNext++] = null;
+            if (t.expire()) {
+                firedAtOnce++;
+                handOver.ended();
+                run(t);
+            } else {
+                // Cancelled since it was taken: its cancel's push finds slot 0, and does nothing.
+                cancelledAtOnce++;
+            }
+        }
+        int ran = dueNext - from;
+        if (dueNext == dueCount) {
+            dueNext = 0;
+            dueCount = 0;
+            if (due.length > DUE_KEPT * 64) {
+                due = new WheelTimeout[DUE_KEPT];
+            }
+        }
+        return ran;
     }
 
     /** Runs the task of the record at {@code r[k]}. */
@@ -484,8 +578,10 @@ final class Worker implements Runnable, HandOver.Round {
         }
         return new WheelTimerStats(timer.engine(), s[Native.STAT_RESOLUTION],
                                    s[Native.STAT_MAX_PENDING], s[Native.STAT_LIVE],
-                                   s[Native.STAT_ADDED], s[Native.STAT_FIRED],
-                                   s[Native.STAT_CANCELLED], s[Native.STAT_WITHDRAWN],
+                                   s[Native.STAT_ADDED] + addedAtOnce,
+                                   s[Native.STAT_FIRED] + firedAtOnce,
+                                   s[Native.STAT_CANCELLED] + cancelledAtOnce,
+                                   s[Native.STAT_WITHDRAWN],
                                    s[Native.STAT_OVERRUNS], s[Native.STAT_TIMER_PROGRAMS],
                                    s[Native.STAT_SUBMITS], s[Native.STAT_SUBMITTED],
                                    s[Native.STAT_READS], timer.pendingTimeouts(), tasksRun,
@@ -498,10 +594,11 @@ final class Worker implements Runnable, HandOver.Round {
 
     /**
      * WheelScheduledExecutor's shutdown(): the timeouts the engine holds,
-     * the adds pushed but not yet taken first handed to it. From a task
-     * (a round is being run, when nothing may be queued), those the engine
-     * holds, and the adds pushed or held back as they are: one cancelled
-     * there is dropped when the next round takes it.
+     * and those taken due that the round has yet to run, the adds pushed
+     * but not yet taken first handed to the engine. From a task (a round is
+     * being run, when nothing may be queued), those the engine holds or the
+     * round has yet to run, and the adds pushed or held back as they are:
+     * one cancelled there is dropped when the next round takes it.
      */
     List<WheelTimeout> pending() {
         List<WheelTimeout> all = new ArrayList<>();
@@ -509,6 +606,9 @@ final class Worker implements Runnable, HandOver.Round {
             handOver(false);
         } else {
             handOver.forEachPending(all::add);
+        }
+        for (int i = dueNext; i < dueCount; i++) {
+            all.add(due[i]);
         }
         for (WheelTimeout t : bySlot) {
             if (t != null) {
@@ -525,8 +625,12 @@ final class Worker implements Runnable, HandOver.Round {
      * caller cancels meanwhile is the caller's, not stop()'s.
      */
     private void shutdown() {
-        // The adds never handed over: held back, or pushed since.
+        // The adds never handed over: held back, or pushed since; and
+        // those taken due that a failed round did not run.
         handOver.forEachPending(this::stopCancel);
+        for (int i = dueNext; i < dueCount; i++) {
+            stopCancel(due[i]);
+        }
         for (int i = 0; i < bySlot.length; i++) {
             WheelTimeout t = bySlot[i];
             if (t != null) {
