@@ -43,7 +43,10 @@ import java.util.concurrent.FutureTask;
  * shorter than the worker took to come to it) does not go to the engine:
  * it is taken in slot 0 and run in the same round, in deadline order with
  * the records the engine hands back (a record is run after the adds due
- * before it, and before those due at its time, which came later). The
+ * before it, and before those due at its time, which came later). Due
+ * means by the last tick of the engine's resolution that has begun, as
+ * the engine counts: the round's reap then finds every timeout the engine
+ * holds that is due before it, and the order is the engine's own. The
  * engine would have fired it at once: this spares it an add, a fire and
  * their records. The counters count it as the engine would (added, and
  * fired or cancelled). On a virtual clock every add goes to the engine,
@@ -62,6 +65,8 @@ final class Worker implements Runnable, HandOver.Round {
     private final WheelTimer timer;
     private final HandOver handOver;
     private final long ctx;
+    /** The engine's resolution, in ns. */
+    private final long resolution;
 
     /* One apply()'s operations, their outcomes, and the timeout of each add. */
     private final long[] ops;
@@ -87,7 +92,9 @@ final class Worker implements Runnable, HandOver.Round {
     private WheelTimeout[] due = new WheelTimeout[DUE_KEPT];
     private int dueCount;
     private int dueNext;
-    /** While a round's drain runs: the clock by which an add is due, else Long.MIN_VALUE. */
+    /** An add was taken due before one due earlier: the array needs sorting. */
+    private boolean dueUnsorted;
+    /** While a round's drain runs: the last tick begun, by which an add is due; else Long.MIN_VALUE. */
     private long dueBy = Long.MIN_VALUE;
     private static final int DUE_KEPT = 64;
     private static final Comparator<WheelTimeout> BY_DEADLINE =
@@ -113,6 +120,7 @@ final class Worker implements Runnable, HandOver.Round {
         this.timer = timer;
         this.handOver = timer.handOver;
         this.ctx = timer.ctx;
+        this.resolution = timer.resolutionNanos();
         this.ops = new long[Native.opsWords()];
         this.opsMax = Native.opsMax();
         this.results = new long[opsMax];
@@ -213,7 +221,7 @@ final class Worker implements Runnable, HandOver.Round {
         if (hold && !handOver.isVirtualClock()) {
             long now = timer.nanoTime();
             horizon = now + HOLD_NANOS;
-            dueBy = now;
+            dueBy = now - Math.floorMod(now, resolution);
         }
         int given;
         try {
@@ -221,9 +229,10 @@ final class Worker implements Runnable, HandOver.Round {
         } finally {
             dueBy = Long.MIN_VALUE;
         }
-        if (dueCount - dueNext > 1) {
+        if (dueUnsorted) {
             // In push order, which is deadline order for each caller alone.
             Arrays.sort(due, dueNext, dueCount, BY_DEADLINE);
+            dueUnsorted = false;
         }
         flush();
         return given;
@@ -246,6 +255,9 @@ final class Worker implements Runnable, HandOver.Round {
             if (t.take(0)) {
                 if (dueCount == due.length) {
                     due = Arrays.copyOf(due, dueCount * 2);
+                }
+                if (dueCount > dueNext && t.deadline < due[dueCount - 1].deadline) {
+                    dueUnsorted = true;
                 }
                 due[dueCount++] = t;
                 addedAtOnce++;

@@ -412,9 +412,11 @@ class WheelTimerTest {
 
     /**
      * An add already due when the worker takes it runs without the engine:
-     * 100 timeouts of 0 ms made while a task holds the worker all run, and
-     * the engine is given at most the holder. Before, each went to the
-     * engine, to be fired at once and read back.
+     * 100 timeouts of 0 ms made while a task holds the worker, released once
+     * a tick of the resolution has begun after the last one's deadline (due
+     * as the engine counts), all run, and the engine is given at most the
+     * holder. Before, each went to the engine, to be fired at once and read
+     * back.
      */
     @Test
     void timeoutsDueWhenTheWorkerTakesThemRunWithoutTheEngine() {
@@ -429,8 +431,12 @@ class WheelTimerTest {
         }, 0, TimeUnit.MILLISECONDS);
         Probe.await(held, "the worker is held");
         CountDownLatch ran = new CountDownLatch(100);
+        WheelTimeout last = null;
         for (int i = 0; i < 100; i++) {
-            timer.newTimeout(t -> ran.countDown(), 0, TimeUnit.MILLISECONDS);
+            last = timer.newTimeout(t -> ran.countDown(), 0, TimeUnit.MILLISECONDS);
+        }
+        while (timer.nanoTime() < last.deadlineNanos() + timer.resolutionNanos()) {
+            Probe.sleep(1);
         }
         gate.countDown();
         Probe.await(ran, "the 100 run");
@@ -444,11 +450,12 @@ class WheelTimerTest {
     }
 
     /**
-     * In a round, the adds run at once and the records of the engine run
-     * in deadline order together: one in the engine, due while a task
-     * holds the worker, and one made before its deadline and one after,
-     * both due when the worker takes them, run in the order of their
-     * deadlines (which a slow machine may change, so the test reads them).
+     * The adds run at once and the records of the engine run in deadline
+     * order together: one in the engine, due while a task holds the
+     * worker, and one made before its deadline and one after, run in the
+     * order of their deadlines (which a slow machine may change, so the
+     * test reads them), whether the worker takes the last one due (its
+     * deadline's tick has begun) or hands it to the engine.
      */
     @Test
     void timeoutsRunAtOnceKeepDeadlineOrderWithTheEngine() {
