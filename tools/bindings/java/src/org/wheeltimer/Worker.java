@@ -39,8 +39,9 @@ import java.util.concurrent.FutureTask;
  * queued while a round's records are being run, so a slot is not reused
  * under a record not yet run.
  *
- * <p>An add already due when the worker takes it (a delay of 0, or one
- * shorter than the worker took to come to it) does not go to the engine:
+ * <p>An add already due when the worker takes it (a burst made while a
+ * task held the worker, or a delay shorter than the worker took to come
+ * to it) does not go to the engine:
  * it is taken in slot 0 and run in the same round, in deadline order with
  * the records the engine hands back (a record is run after the adds due
  * before it, and before those due at its time, which came later). Due
