@@ -492,8 +492,10 @@ bench-java: vm-module stage-lib
 	@$(JAVA_MAKE) vm-bench
 	@tools/bindings/java/vm bench $(if $(filter 1,$(QUICK)),--quick)
 
-# WheelTimer against HashedWheelTimer in instructions (QEMU's icount, one
-# CPU), on each engine, in one boot: the figures no host CPU's caches move.
+# WheelTimer against HashedWheelTimer on each engine, then the executor
+# against ScheduledThreadPoolExecutor on the kernel engine, in instructions
+# (QEMU's icount, one CPU), in one boot: the figures no host CPU's caches
+# move.
 bench-java-instructions: vm-module stage-lib
 	@tools/deps build lib java vm
 	@$(JAVA_MAKE) vm

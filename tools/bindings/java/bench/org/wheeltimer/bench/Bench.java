@@ -281,19 +281,6 @@ public final class Bench {
         return median(v);
     }
 
-    /**
-     * A thread's CPU time in ns, from /proc/self/task/TID/schedstat (which
-     * needs CONFIG_SCHED_INFO); -1 without it.
-     */
-    private static long cpuNanos(int tid) {
-        try {
-            String s = Files.readString(Path.of("/proc/self/task/" + tid + "/schedstat"));
-            return Long.parseLong(s.substring(0, s.indexOf(' ')));
-        } catch (IOException | RuntimeException e) {
-            return -1;
-        }
-    }
-
     /** The calling thread's kernel id. */
     private static int selfTid() {
         try {
@@ -330,8 +317,8 @@ public final class Bench {
         int self = selfTid();
         int worker = k.thread.tid();
         Timeout[] window = new Timeout[1024];
-        long s0 = cpuNanos(self);
-        long w0 = cpuNanos(worker);
+        long s0 = ThreadCpu.of(self);
+        long w0 = ThreadCpu.of(worker);
         long start = System.nanoTime();
         for (int i = 0; i < n; i++) {
             int j = i & 1023;
@@ -341,12 +328,12 @@ public final class Bench {
             window[j] = t.newTimeout(NOP, 10, TimeUnit.SECONDS);
         }
         long end = System.nanoTime();
-        long s1 = cpuNanos(self);
+        long s1 = ThreadCpu.of(self);
         for (Timeout x : window) {
             x.cancel();
         }
         quiesce(k);
-        long w1 = cpuNanos(worker);
+        long w1 = ThreadCpu.of(worker);
         return new double[] {(end - start) / (double) n,
                              s0 < 0 ? -1 : (s1 - s0 + w1 - w0) / (double) n,
                              s0 < 0 ? -1 : (w1 - w0) / (double) n};
@@ -372,11 +359,11 @@ public final class Bench {
             long now = System.nanoTime();
             if (first[0] == 0) {
                 first[0] = now;
-                cpu[0] = cpuNanos(worker);
+                cpu[0] = ThreadCpu.of(worker);
             }
             last[0] = now;
             if (done.getCount() == 1) {
-                cpu[1] = cpuNanos(worker);
+                cpu[1] = ThreadCpu.of(worker);
             }
             done.countDown();
         };
@@ -388,12 +375,12 @@ public final class Bench {
         for (int i = 0; i < n; i++) {
             t.newTimeout(task, 0, TimeUnit.MILLISECONDS);
         }
-        long c0 = cpuNanos(worker);
+        long c0 = ThreadCpu.of(worker);
         gate.countDown();
         if (!done.await(600, TimeUnit.SECONDS)) {
             throw new IllegalStateException("expiry: tasks lost");
         }
-        long c1 = cpuNanos(worker);
+        long c1 = ThreadCpu.of(worker);
         return new double[] {(last[0] - first[0]) / (double) (n - 1),
                              c0 < 0 ? -1 : (c1 - c0) / (double) n,
                              c0 < 0 ? -1 : (cpu[1] - cpu[0]) / (double) (n - 1)};
@@ -576,7 +563,7 @@ public final class Bench {
             lastRun = Math.max(lastRun, run[1]);
             runs.add(run);
         }
-        long workerCpu = cpuNanos(thread.tid());
+        long workerCpu = ThreadCpu.of(thread.tid());
         long processCpu = processCpuNanos();
         timer.stop();
         // Each deadline is the delay after its start (the timer read its

@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -53,8 +54,13 @@ import org.wheeltimer.WheelTimer;
  *     than threads, it includes their waiting for each other and the
  *     timer's worker's share), and the process's CPU ns per operation (all
  *     its threads: the callers', the timer's worker's, the collector's),
- *     which a busy machine inflates less; a full collection before each
- *     measurement, the window filled. The same on a WheelTimer alone
+ *     which a busy machine inflates less (in ticks of 10 ms: a figure
+ *     within a few percent only from about a second of CPU, the full 1 M
+ *     operations); and that CPU by kind of thread ({@link ThreadCpu}): the
+ *     callers, the executor's own threads (the timer's worker, the pool)
+ *     and the JVM's idle ones, the collector, the JIT's compilers, exact,
+ *     and in instructions under QEMU's icount; a full collection before
+ *     each measurement, the window filled. The same on a WheelTimer alone
  *     (newTimeout + cancel): the floor under the executor, what the timer
  *     itself costs.
  * <li>schedule + cancel in a steady stream: one caller, 100 K and 1 M
@@ -229,6 +235,9 @@ public final class ExecutorBench {
         // Index n: WheelTimer alone, for the schedule + cancel rows.
         double[][][][] churn = new double[n + 1][pendings.length][threads.length][rounds];
         double[][][][] churnCpu = new double[n + 1][pendings.length][threads.length][rounds];
+        // CPU ns by kind of thread (ThreadCpu.Kind), each round.
+        int kinds = ThreadCpu.Kind.values().length;
+        double[][][][][] churnByKind = new double[n + 1][pendings.length][threads.length][kinds][rounds];
         double[][] expiry = new double[n][rounds];
         // Index n: WheelTimer alone, each task run on its worker.
         double[][][] late = new double[n + 1][3][latenessRuns];
@@ -239,13 +248,15 @@ public final class ExecutorBench {
                     for (int i = 0; i < n; i++) {
                         int pending = pendings[p];
                         int th = threads[t];
-                        double[] cpu = new double[1];
+                        double[] cpu = new double[1 + kinds];
                         churn[i][p][t][r] = with(configs.get(i), e -> churn(of(e), pending, th, churnOps, cpu));
                         churnCpu[i][p][t][r] = cpu[0];
+                        fileByKind(churnByKind[i][p][t], r, cpu);
                     }
-                    double[] cpu = new double[1];
+                    double[] cpu = new double[1 + kinds];
                     churn[n][p][t][r] = timerChurn(pendings[p], threads[t], churnOps, cpu);
                     churnCpu[n][p][t][r] = cpu[0];
+                    fileByKind(churnByKind[n][p][t], r, cpu);
                 }
             }
             for (int i = 0; i < n; i++) {
@@ -316,6 +327,19 @@ public final class ExecutorBench {
                                             count(pendings[p]), threads[t], threads[t] > 1 ? "s" : "");
                 row(what + ", wall ns", v, "%.0f");
                 row(what + ", CPU ns", c, "%.0f");
+                StringBuilder split = new StringBuilder("| " + what + ", CPU ns by thread: callers"
+                                                        + " / the executor's and others / collector"
+                                                        + " / compiler |");
+                for (int i = 0; i <= n; i++) {
+                    String sep = " ";
+                    for (int k = 0; k < kinds; k++) {
+                        split.append(sep).append(String.format(Locale.ROOT, "%.0f",
+                                                               median(churnByKind[i][p][t][k])));
+                        sep = " / ";
+                    }
+                    split.append(" |");
+                }
+                System.out.println(split);
                 targets.add(target(what + ", CPU", c[0], c[1], 1.0));
             }
         }
@@ -498,6 +522,13 @@ public final class ExecutorBench {
     }
 
     /** Files one run's lateness {@code q} (median, p99, maximum) as run {@code r} of {@code late}. */
+    /** Files a churn's CPU by kind of thread ({@code cpu[1 + k]}) as round {@code r} of {@code byKind[k]}. */
+    private static void fileByKind(double[][] byKind, int r, double[] cpu) {
+        for (int k = 0; k < byKind.length; k++) {
+            byKind[k][r] = cpu[1 + k];
+        }
+    }
+
     private static void file(double[][] late, int r, double[] q) {
         for (int j = 0; j < q.length; j++) {
             late[j][r] = q[j];
@@ -508,7 +539,9 @@ public final class ExecutorBench {
      * Wall ns per cancel + schedule, {@code pending} in flight over
      * {@code threads} callers, each of which cancels a random one of its own;
      * {@code cpu[0]}: the process's CPU ns per operation (every thread's: the
-     * callers', the timer's, the collector's).
+     * callers', the timer's, the collector's); {@code cpu[1 + k]}: that of
+     * the threads of {@link ThreadCpu.Kind} {@code k}, from their schedstat
+     * (exact; instructions under icount).
      */
     private static double churn(Churner e, int pending, int threads, int ops, double[] cpu)
             throws InterruptedException {
@@ -538,7 +571,7 @@ public final class ExecutorBench {
                 for (Object f : window) {
                     e.cancel(f);
                 }
-            }));
+            }, ThreadCpu.CALLER_PREFIX + t));
         }
         callers.forEach(Thread::start);
         filled.await();
@@ -547,6 +580,7 @@ public final class ExecutorBench {
         // young generation falls in this measurement: the pending tasks
         // start old, as request timeouts of a running server are.
         System.gc();
+        Map<Integer, long[]> threadsBefore = ThreadCpu.snapshot();
         long cpuStart = processCpuNanos();
         long start = System.nanoTime();
         go.countDown();
@@ -554,6 +588,10 @@ public final class ExecutorBench {
         long wall = System.nanoTime() - start;
         double n = (long) opsPer * threads;
         cpu[0] = (processCpuNanos() - cpuStart) / n;
+        long[] byKind = ThreadCpu.between(threadsBefore, ThreadCpu.snapshot());
+        for (int k = 0; k < byKind.length && 1 + k < cpu.length; k++) {
+            cpu[1 + k] = byKind[k] / n;
+        }
         release.countDown();
         for (Thread t : callers) {
             t.join();
