@@ -522,16 +522,16 @@ public final class ExecutorBench {
     }
 
     /** Files one run's lateness {@code q} (median, p99, maximum) as run {@code r} of {@code late}. */
+    private static void file(double[][] late, int r, double[] q) {
+        for (int j = 0; j < q.length; j++) {
+            late[j][r] = q[j];
+        }
+    }
+
     /** Files a churn's CPU by kind of thread ({@code cpu[1 + k]}) as round {@code r} of {@code byKind[k]}. */
     private static void fileByKind(double[][] byKind, int r, double[] cpu) {
         for (int k = 0; k < byKind.length; k++) {
             byKind[k][r] = cpu[1 + k];
-        }
-    }
-
-    private static void file(double[][] late, int r, double[] q) {
-        for (int j = 0; j < q.length; j++) {
-            late[j][r] = q[j];
         }
     }
 

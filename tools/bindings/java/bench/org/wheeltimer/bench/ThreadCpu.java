@@ -52,7 +52,7 @@ final class ThreadCpu {
         }
     }
 
-    static Kind kind(String comm) {
+    private static Kind kind(String comm) {
         if (comm.startsWith(CALLER_PREFIX)) {
             return Kind.CALLERS;
         }
