@@ -584,12 +584,23 @@ final class HandOver extends HandOverEndedLine {
         return (lingering ? urgent != 0 : pushed()) || !commands.isEmpty() || state == SHUTDOWN;
     }
 
-    /** Whether anything is pushed that no round drained (a volatile read of the slot). */
+    /**
+     * Whether anything is pushed that no round drained (a volatile read of
+     * the slot the next round takes first). Past a full segment that slot
+     * is the next segment's first: a segment linked but not yet filled (its
+     * caller between the two) holds nothing, and a worker that counted it
+     * as a push went round after round without sleeping until the caller
+     * filled it.
+     */
     private boolean pushed() {
         Segment s = curSegment;
         int i = curIndex;
         if (i == SLOTS) {
-            return s.next != null;
+            s = s.next;
+            if (s == null) {
+                return false;
+            }
+            i = 0;
         }
         return SLOT.getVolatile(s.timeouts, i) != null;
     }

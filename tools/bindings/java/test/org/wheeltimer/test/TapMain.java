@@ -27,7 +27,8 @@ import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
  * {@code TapMain [--unit NAME] [--class FQCN]...}: runs the Jupiter tests of
- * the named classes (default: every class of this package) and prints
+ * the named classes (default: every class of this package, and
+ * org.wheeltimer.HandOverTest) and prints
  * "# unit: NAME", one TAP line per test ("ok", "not ok" with the failure
  * as comments, "ok ... # SKIP" for a test that was disabled or whose
  * assumption did not hold) and a kselftest "# Totals:" line, which
@@ -52,6 +53,8 @@ public final class TapMain {
         }
         if (selectors.isEmpty()) {
             selectors.add(selectPackage(TapMain.class.getPackageName()));
+            // The binding's own package: tests of its package-private parts.
+            selectors.add(selectClass("org.wheeltimer.HandOverTest"));
         }
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectors)
