@@ -586,11 +586,9 @@ final class HandOver extends HandOverEndedLine {
 
     /**
      * Whether anything is pushed that no round drained (a volatile read of
-     * the slot the next round takes first). Past a full segment that slot
-     * is the next segment's first: a segment linked but not yet filled (its
-     * caller between the two) holds nothing, and a worker that counted it
-     * as a push went round after round without sleeping until the caller
-     * filled it.
+     * the slot the next round takes first, as drainCancel() reads it). Past
+     * a full segment that slot is the next segment's first: a segment
+     * linked but not yet filled (its caller between the two) holds nothing.
      */
     private boolean pushed() {
         Segment s = curSegment;

@@ -43,9 +43,7 @@ class HandOverTest {
      * drained the full segment, must sleep in between (nothing is pushed;
      * the caller's fill sees it asleep and wakes it), and must not once the
      * slot is filled. Counting the link alone as a push kept it going round
-     * after round, without sleeping, until the caller filled the slot (1376
-     * such rounds in a quarter of a second, on one CPU, in a build that
-     * counted them).
+     * after round, without sleeping, until the caller filled the slot.
      */
     @Test
     void aSegmentLinkedButNotYetFilledIsNoPush() {
