@@ -34,7 +34,9 @@ final class Machine {
     }
 
     /**
-     * The first "model name" of /proc/cpuinfo, else the architecture; or,
+     * The first "model name" of /proc/cpuinfo with its "cpu family" and
+     * "model" (a virtual machine may name only the vendor's line, "AMD
+     * EPYC", which several generations share), else the architecture; or,
      * with {@code -Dwheeltimer.bench.icount=true} (a guest under QEMU's
      * {@code -icount shift=0}, whose clock advances one ns per instruction
      * it executes), what every ns of the run then is.
@@ -43,16 +45,28 @@ final class Machine {
         if (Boolean.getBoolean("wheeltimer.bench.icount")) {
             return "instructions (QEMU icount: each ns below is one instruction of the guest's one CPU)";
         }
+        String name = null;
+        String family = null;
+        String model = null;
         try {
             for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
-                if (line.startsWith("model name")) {
-                    return line.substring(line.indexOf(':') + 1).trim();
+                String value = line.substring(line.indexOf(':') + 1).trim();
+                if (line.startsWith("model name") && name == null) {
+                    name = value;
+                } else if (line.startsWith("cpu family") && family == null) {
+                    family = value;
+                } else if (line.matches("model\\s*:.*") && model == null) {
+                    model = value;
                 }
             }
         } catch (IOException | RuntimeException e) {
             // Not Linux, or hidden: the architecture will do.
         }
-        return System.getProperty("os.arch");
+        if (name == null) {
+            return System.getProperty("os.arch");
+        }
+        return family == null || model == null ? name
+                : name + " (family " + family + ", model " + model + ")";
     }
 
     /** The 1, 5 and 15 minute load averages of /proc/loadavg, "A / B / C (1, 5, 15 min)". */
