@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
@@ -35,6 +38,65 @@ class HandOverTest {
         public void add(WheelTimeout t, boolean held) {
             adds++;
         }
+    }
+
+    /** What a round gives, in order, each taken as the worker takes it. */
+    private static final class Given implements HandOver.Round {
+        final List<WheelTimeout> adds = new ArrayList<>();
+        final List<Boolean> held = new ArrayList<>();
+
+        @Override
+        public void cancel(WheelTimeout t) {
+        }
+
+        @Override
+        public void add(WheelTimeout t, boolean wasHeld) {
+            if (t.take(1)) {
+                adds.add(t);
+                held.add(wasHeld);
+            }
+        }
+    }
+
+    /**
+     * The adds a round holds back (due past its horizon) are given by the
+     * next round, in the order pushed and before that round's new adds,
+     * but for those cancelled in between; over several segments.
+     */
+    @Test
+    void theAddsARoundHeldBackAreGivenByTheNextInPushOrderButTheCancelled() {
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE);
+        h.closing = true;
+        long horizon = 1_000_000;
+        List<WheelTimeout> far = new ArrayList<>();
+        for (int i = 0; i < 4 * HandOver.SLOTS + 10; i++) {
+            WheelTimeout t = new WheelTimeout(null, null, FAR);
+            far.add(t);
+            assertTrue(h.add(t, 0));
+        }
+        Given round = new Given();
+        assertEquals(0, h.drain(horizon, round), "all due past the horizon");
+        assertTrue(h.holding());
+        assertEquals(List.of(), round.adds);
+        // Cancelled before the worker took them: a cancel pushes nothing then.
+        List<WheelTimeout> want = new ArrayList<>();
+        for (int i = 0; i < far.size(); i++) {
+            if (i % 3 == 0) {
+                assertTrue(far.get(i).cancelOnStop());
+            } else {
+                want.add(far.get(i));
+            }
+        }
+        WheelTimeout near = new WheelTimeout(null, null, 10);
+        assertTrue(h.add(near, 0));
+        assertEquals(1, h.drain(horizon, round), "the one new add");
+        want.add(near);
+        assertEquals(want, round.adds, "the held in push order, then the new");
+        assertEquals(want.size() - 1, round.held.stream().filter(b -> b).count());
+        assertFalse(h.holding());
+        round.adds.clear();
+        assertEquals(0, h.drain(horizon, round));
+        assertEquals(List.of(), round.adds, "nothing given twice");
     }
 
     /**
