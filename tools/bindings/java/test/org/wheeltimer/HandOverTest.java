@@ -26,20 +26,6 @@ import org.junit.jupiter.api.Test;
 class HandOverTest {
     private static final long FAR = 3_600_000_000_000L;
 
-    /** What a round drains, counted. */
-    private static final class Counted implements HandOver.Round {
-        int adds;
-
-        @Override
-        public void cancel(WheelTimeout t) {
-        }
-
-        @Override
-        public void add(WheelTimeout t, boolean held) {
-            adds++;
-        }
-    }
-
     /** What a round gives, in order, each taken as the worker takes it. */
     private static final class Given implements HandOver.Round {
         final List<WheelTimeout> adds = new ArrayList<>();
@@ -114,9 +100,9 @@ class HandOverTest {
         for (int i = 0; i < HandOver.SLOTS; i++) {
             assertTrue(h.add(new WheelTimeout(null, null, FAR), 0));
         }
-        Counted round = new Counted();
+        Given round = new Given();
         assertEquals(HandOver.SLOTS, h.drain(Long.MAX_VALUE, round));
-        assertEquals(HandOver.SLOTS, round.adds);
+        assertEquals(HandOver.SLOTS, round.adds.size());
         // The next caller found the segment full and linked the next one.
         h.curSegment.next = new HandOver.Segment(1);
         h.sleep(HandOver.FOREVER);
