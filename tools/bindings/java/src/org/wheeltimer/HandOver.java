@@ -31,10 +31,12 @@ import java.util.function.Consumer;
  *                          the timeout); the worker, once  (acquire)         arrays
  *                          consumed, to CONSUMED (idle)
  * its deadline hint        that caller, after the CAS     the worker
- * Segment.fill             callers (a hint, racy)         callers           the segment
+ * Segment.fill             callers (a hint, racy)         callers, worker   the segment
+ *                                                         (a round's end)
  * Segment.next             one caller, once (CAS); the    callers, worker   the segment
  *                          worker, once left (SEVERED)
- * tail                     callers (CAS, once a segment)  callers           callers' line
+ * tail                     callers (CAS, once a segment)  callers, worker   callers' line
+ *                                                         (once a round)
  * pending                  callers (+1 an add, -1 a       callers           callers' line
  *                          cancel)
  * ended                    the worker (+1 an expiry, a    callers           its own line
@@ -50,7 +52,7 @@ import java.util.function.Consumer;
  * wakers, closing          wakers; the worker at its end  the worker        shared line
  * where the worker is in   the worker                     the worker        worker's line
  * the queue (cur, held,
- * roundEnd, scan, clear)
+ * scan, clear)
  * </pre>
  *
  * <p>So a caller writes, per newTimeout() and cancel(), the callers' line and
@@ -84,18 +86,20 @@ import java.util.function.Consumer;
  *     succeeds; {@code fill} is written only after a success, and a failure
  *     means the slot was full; so every slot below the one a caller fills
  *     is full, and the worker, which reads in order, may stop at the first
- *     empty slot.
+ *     empty slot; or before it, where the tail's {@code fill} was when the
+ *     round began (all below it full, a bound of the round).
  * <li><b>The worker sees what the caller made.</b> It reads each slot
- *     first with acquire (a round's first pass), which the caller's
- *     compare-and-set released: the timeout's fields, and all the caller
- *     did before (a future's task), are visible to that pass and the
- *     later ones, which read the slot plainly.
+ *     first with acquire (the pass over a round's new pushes), which the
+ *     caller's compare-and-set released: the timeout's fields, and all the
+ *     caller did before (a future's task), are visible to that pass and to
+ *     the next round's pass over the adds held back, which reads the slot
+ *     plainly.
  * <li><b>A hint is never wrong, only missing.</b> The deadline hint is
  *     written plainly after the slot: the worker may read 0, which means
  *     "look at the timeout itself" (a cancel's push writes none). Holding
- *     back by the hint is only a way not to touch the timeout: each pass
- *     decides by the timeout's own state whether it still has to be
- *     handed over, so passes that read the hint differently agree: the
+ *     back by the hint is only a way not to touch the timeout: the pass
+ *     over the adds held back decides by the timeout's own state whether
+ *     it still has to be handed over, however the hint was read: the
  *     round after, every add still neither taken nor cancelled is handed
  *     over. (On a JVM that splits a long's write, a torn hint can only
  *     hold an add back a round, a linger later, never lose it or run it
@@ -115,10 +119,11 @@ import java.util.function.Consumer;
  *     closes the native side.
  * <li><b>A severed segment is behind the tail.</b> The worker unlinks a
  *     segment (its {@code next} becomes {@link #SEVERED}) once the adds
- *     it may still hand over all lie in later ones: it has read a filled
- *     slot of a later segment. A caller fills a slot of a segment only
- *     after its move of {@code tail} onto it (the tail moves only
- *     forward), so the tail is past every severed segment, and a caller
+ *     it may still hand over all lie in later ones: it has gone on to a
+ *     later segment, where the tail was when the round began. A caller
+ *     fills a slot of a segment only after its move of {@code tail} onto
+ *     it (the tail moves only forward), so the tail is past every severed
+ *     segment, and a caller
  *     that reads SEVERED as a segment's link goes on from the tail: one
  *     that still held the segment (it is full), or one that lost the race
  *     to link the next segment and reads the link again (the worker may
@@ -399,14 +404,22 @@ final class HandOver extends HandOverEndedLine {
     }
 
     /**
-     * Drains a round: everything pushed since the last one. First the
-     * cancels, then the adds the last round held back (older, so first:
-     * the engine keeps the order of those due at the same time), then the
-     * new adds, oldest first, each given to {@code round}; a new add due at
-     * {@code horizon} or later is held back instead, left in its slot for
-     * the next round, by its hint alone when it has one (rules, 4). A
-     * timeout cancelled before it was handed over is skipped: the engine
-     * never hears of it. Returns the number of new adds given.
+     * Drains a round: what was pushed before it began. First the adds the
+     * last round held back (older, so first: the engine keeps the order of
+     * those due at the same time), then what was pushed since, in push
+     * order: a cancel's push goes to {@code round} as a cancel, an add as
+     * an add, or is held back, left in its slot for the next round, if due
+     * at {@code horizon} or later (by its hint alone when it has one: rules,
+     * 4). A timeout cancelled before it was handed over is skipped: the
+     * engine never hears of it. In push order, the engine never holds more
+     * timeouts than the count allowed: an add that a cancel's uncounting
+     * let in was pushed after that cancel (see {@link #cancelled}). Returns
+     * the number of new adds given.
+     *
+     * <p>The round ends where the callers' tail was when it began (or at
+     * the first slot still empty, which the tail's {@code fill}, a hint,
+     * may not yet show): a stream of pushes that the worker cannot keep up
+     * with ends each round all the same, and what it fired is run.
      *
      * <p>Each pass's body is a method of its own: a fresh JVM compiles a
      * method after a few hundred calls, but a loop inside one only after
@@ -415,12 +428,8 @@ final class HandOver extends HandOverEndedLine {
      */
     int drain(long horizon, Round round) {
         Segment oldest = heldSegment;
-        // The new pushes: their cancels, and where they end.
-        roundEnd = curSegment;
-        roundEndIndex = curIndex;
-        while (drainCancel(round)) {
-            // Each call takes one slot.
-        }
+        Segment end = tail;
+        int endIndex = end.fill;
         // Held back by the round before.
         if (heldCount > 0) {
             scanFrom(heldSegment, heldIndex);
@@ -428,17 +437,17 @@ final class HandOver extends HandOverEndedLine {
                 drainHeld(round);
             }
         }
-        // The new adds.
+        // Pushed since.
         heldCount = 0;
         givenCount = 0;
         scanFrom(curSegment, curIndex);
-        while (scanning(roundEnd, roundEndIndex)) {
-            drainAdd(horizon, round);
+        while (scanning(end, endIndex) && drainNew(horizon, round)) {
+            // Each call takes one slot.
         }
         heldSegment = curSegment;
         heldIndex = curIndex;
-        curSegment = roundEnd;
-        curIndex = roundEndIndex;
+        curSegment = scanSegment;
+        curIndex = scanIndex;
         if (heldCount == 0) {
             heldSegment = curSegment;
             heldIndex = curIndex;
@@ -468,30 +477,6 @@ final class HandOver extends HandOverEndedLine {
         return heldCount > 0;
     }
 
-    /** One slot past the round's end: false if it is empty; a cancel's push goes to {@code round}. */
-    private boolean drainCancel(Round round) {
-        Segment s = roundEnd;
-        int i = roundEndIndex;
-        if (i == SLOTS) {
-            s = s.next;
-            if (s == null) {
-                return false;
-            }
-            i = 0;
-        }
-        WheelTimeout t = (WheelTimeout) SLOT.getAcquire(s.timeouts, i);
-        if (t == null) {
-            return false;
-        }
-        // A cancel's push has no hint; an add's may not have it yet.
-        if (s.hints[i] == 0 && (t.state() & WheelTimeout.TAKEN) != 0) {
-            round.cancel(t);
-        }
-        roundEnd = s;
-        roundEndIndex = i + 1;
-        return true;
-    }
-
     /**
      * A slot of the last round's, at the scan: given now if it holds an add
      * still pending, not taken nor cancelled, which the last round held
@@ -504,24 +489,37 @@ final class HandOver extends HandOverEndedLine {
         }
     }
 
-    /** A new add, at the scan: held back if due at {@code horizon} or later, else given. */
-    private void drainAdd(long horizon, Round round) {
+    /**
+     * The slot at the scan, pushed since the last round: false if it is
+     * still empty (the round ends there). It is read first here, with
+     * acquire (rules, 3). A cancel's push has no hint; an add's may not
+     * have it yet, and is then told by the timeout: not TAKEN.
+     */
+    private boolean drainNew(long horizon, Round round) {
         Segment s = scanSegment;
-        int i = scanIndex++;
+        int i = scanIndex;
+        WheelTimeout t = (WheelTimeout) SLOT.getAcquire(s.timeouts, i);
+        if (t == null) {
+            return false;
+        }
+        scanIndex = i + 1;
         long hint = s.hints[i];
         if (hint >= horizon) {
             heldCount++;
-            return;
+            return true;
         }
-        WheelTimeout t = s.timeouts[i];
-        if (t.state() == WheelTimeout.ST_INIT) {
+        int state = t.state();
+        if (state == WheelTimeout.ST_INIT) {
             if (hint == 0 && t.deadline >= horizon) {
                 heldCount++;
             } else {
                 round.add(t, false);
                 givenCount++;
             }
+        } else if (hint == 0 && (state & WheelTimeout.TAKEN) != 0) {
+            round.cancel(t);
         }
+        return true;
     }
 
     /** Starts a scan of slots at {@code s}, {@code i}. */
@@ -541,6 +539,7 @@ final class HandOver extends HandOverEndedLine {
         if (scanIndex == SLOTS) {
             scanSegment = scanSegment.next;
             scanIndex = 0;
+            return scanSegment != end || endIndex != 0;
         }
         return true;
     }
@@ -586,7 +585,7 @@ final class HandOver extends HandOverEndedLine {
 
     /**
      * Whether anything is pushed that no round drained (a volatile read of
-     * the slot the next round takes first, as drainCancel() reads it). Past
+     * the slot the next round takes first, as drainNew() reads it). Past
      * a full segment that slot is the next segment's first: a segment
      * linked but not yet filled (its caller between the two) holds nothing.
      */
@@ -748,9 +747,7 @@ abstract class HandOverWorkerLine extends HandOverPadWorker {
     int heldIndex;
     /** The adds the last round held back. */
     int heldCount;
-    /** During drain(): where the round ends, the scan of a pass, the adds given. */
-    HandOver.Segment roundEnd;
-    int roundEndIndex;
+    /** During drain(): the scan of a pass, the adds given. */
     HandOver.Segment scanSegment;
     int scanIndex;
     int givenCount;

@@ -22,14 +22,14 @@ import java.util.concurrent.FutureTask;
  * The only thread that calls libwheeltimer for its timer, as the library
  * requires. Each round it runs the queued commands ({@code advance()},
  * {@code stats()}), drains what callers pushed to the timer's
- * {@link HandOver} and queues its cancels, then the adds held back by the
- * round before, then its adds (holding back a round those due
- * {@link #HOLD_NANOS} or more later), with the library (one JNI call per
- * 1024 operations, no system call), then waits in the library's
- * {@code wheeltimer_wait()}, which submits them in one batch, and reaps
- * what is ready or else sleeps until something is due or another thread
- * ends the wait with {@code wheeltimer_wake()}; then it runs the tasks of
- * what fired, in deadline order, chunk by chunk.
+ * {@link HandOver} and queues the adds held back by the round before,
+ * then what was pushed since, cancels and adds in push order (holding
+ * back a round the adds due {@link #HOLD_NANOS} or more later), with the
+ * library (one JNI call per 1024 operations, no system call), then waits
+ * in the library's {@code wheeltimer_wait()}, which submits them in one
+ * batch, and reaps what is ready or else sleeps until something is due or
+ * another thread ends the wait with {@code wheeltimer_wake()}; then it
+ * runs the tasks of what fired, in deadline order, chunk by chunk.
  *
  * <p>A timeout the engine holds has a slot in {@link #bySlot}, given when
  * the worker takes it and kept in the timeout's state; its add carries the
@@ -210,9 +210,9 @@ final class Worker implements Runnable, HandOver.Round {
     }
 
     /**
-     * Hands what was pushed to the library: the cancels of timeouts the
-     * engine holds, then the adds held back a round, then the new adds,
-     * oldest first; with {@code hold}, a new add due {@link #HOLD_NANOS} or
+     * Hands what was pushed to the library: the adds held back a round,
+     * then the cancels of timeouts the engine holds and the new adds, in
+     * push order; with {@code hold}, a new add due {@link #HOLD_NANOS} or
      * more from now is held back instead ({@link HandOver#drain}). Returns
      * the number of new adds given.
      */

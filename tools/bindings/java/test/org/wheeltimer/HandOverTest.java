@@ -27,12 +27,17 @@ class HandOverTest {
     private static final long FAR = 3_600_000_000_000L;
 
     /** What a round gives, in order, each taken as the worker takes it. */
-    private static final class Given implements HandOver.Round {
+    private static class Given implements HandOver.Round {
         final List<WheelTimeout> adds = new ArrayList<>();
         final List<Boolean> held = new ArrayList<>();
+        /** Every call, adds and cancels, in order; and which were cancels. */
+        final List<WheelTimeout> calls = new ArrayList<>();
+        final List<Boolean> cancels = new ArrayList<>();
 
         @Override
         public void cancel(WheelTimeout t) {
+            calls.add(t);
+            cancels.add(true);
         }
 
         @Override
@@ -40,6 +45,8 @@ class HandOverTest {
             if (t.take(1)) {
                 adds.add(t);
                 held.add(wasHeld);
+                calls.add(t);
+                cancels.add(false);
             }
         }
     }
@@ -83,6 +90,70 @@ class HandOverTest {
         round.adds.clear();
         assertEquals(0, h.drain(horizon, round));
         assertEquals(List.of(), round.adds, "nothing given twice");
+    }
+
+    /**
+     * A round gives the adds held back first, then what was pushed since in
+     * push order, cancels among the adds: an add that a cancel's uncounting
+     * let in comes after that cancel, so that the engine never holds more
+     * than the count allows. (Until 29 November the cancels came first,
+     * then the held adds, then the new ones.)
+     */
+    @Test
+    void aRoundGivesTheHeldAddsThenWhatWasPushedInPushOrder() {
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE);
+        h.closing = true;
+        long horizon = 1_000_000;
+        Given round = new Given();
+        WheelTimeout taken = new WheelTimeout(null, null, 10);
+        assertTrue(h.add(taken, 0));
+        assertEquals(1, h.drain(horizon, round));
+        WheelTimeout far = new WheelTimeout(null, null, FAR);
+        assertTrue(h.add(far, 0));
+        assertEquals(0, h.drain(horizon, round), "held back");
+        // The engine has the first: its cancel pushes it again; then a new add.
+        assertTrue(taken.cancelOnStop());
+        h.cancelled(taken, true);
+        WheelTimeout near = new WheelTimeout(null, null, 20);
+        assertTrue(h.add(near, 0));
+        round.calls.clear();
+        round.cancels.clear();
+        assertEquals(1, h.drain(horizon, round), "the one new add");
+        assertEquals(List.of(far, taken, near), round.calls);
+        assertEquals(List.of(false, true, false), round.cancels);
+    }
+
+    /**
+     * A round ends where the callers' tail was when it began: what is
+     * pushed meanwhile (here by the round itself, as a stream of callers
+     * faster than the worker would) waits for the next round, so that a
+     * round always ends and the worker gets to run what fired.
+     */
+    @Test
+    void aRoundEndsWhereTheTailWasWhenItBegan() {
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE);
+        h.closing = true;
+        int pushed = 3 * HandOver.SLOTS + 5;
+        for (int i = 0; i < pushed; i++) {
+            assertTrue(h.add(new WheelTimeout(null, null, 10), 0));
+        }
+        List<WheelTimeout> meanwhile = new ArrayList<>();
+        Given round = new Given() {
+            @Override
+            public void add(WheelTimeout t, boolean wasHeld) {
+                super.add(t, wasHeld);
+                if (meanwhile.size() < 10 * HandOver.SLOTS) {
+                    WheelTimeout n = new WheelTimeout(null, null, 10);
+                    meanwhile.add(n);
+                    assertTrue(h.add(n, 0));
+                }
+            }
+        };
+        assertEquals(pushed, h.drain(Long.MAX_VALUE, round), "those pushed before it");
+        assertEquals(pushed, meanwhile.size());
+        round.adds.clear();
+        assertEquals(pushed, h.drain(Long.MAX_VALUE, round), "then those pushed during it");
+        assertEquals(meanwhile.subList(0, pushed), round.adds.subList(0, pushed));
     }
 
     /**
