@@ -39,11 +39,13 @@ final class Machine {
      * EPYC", which several generations share), else the architecture; or,
      * with {@code -Dwheeltimer.bench.icount=true} (a guest under QEMU's
      * {@code -icount shift=0}, whose clock advances one ns per instruction
-     * it executes), what every ns of the run then is.
+     * it executes), what every ns of the run then is, and of which
+     * architecture.
      */
     static String cpuModel() {
         if (Boolean.getBoolean("wheeltimer.bench.icount")) {
-            return "instructions (QEMU icount: each ns below is one instruction of the guest's one CPU)";
+            return "instructions (QEMU icount: each ns below is one instruction of the guest's one "
+                   + System.getProperty("os.arch") + " CPU)";
         }
         String name = null;
         String family = null;
