@@ -429,7 +429,12 @@ check-lib-vm: vm-module
 # its own `install` target, and the sub-project is pointed at it; outside
 # the tree they default to the system's install.
 STAGE		:= $(BUILD)/stage
-STAGE_LIB_ENV	:= PKG_CONFIG_SYSROOT_DIR=$(STAGE) PKG_CONFIG_LIBDIR=$(STAGE)/usr/lib/pkgconfig
+# A staged root's layout, for a sub-project's install; and the environment
+# that points pkg-config at the root $(1).
+STAGE_LAYOUT	:= PREFIX=/usr LIBDIR=/usr/lib INCLUDEDIR=/usr/include \
+		   MANDIR=/usr/share/man PKGCONFIGDIR=/usr/lib/pkgconfig
+stage_env	= PKG_CONFIG_SYSROOT_DIR=$(1) PKG_CONFIG_LIBDIR=$(1)/usr/lib/pkgconfig
+STAGE_LIB_ENV	:= $(call stage_env,$(STAGE))
 
 stage-lib: lib
 	@$(MAKE) --no-print-directory -s $(STAGE)/.lib
@@ -439,8 +444,7 @@ stage-lib: lib
 $(STAGE)/.lib: $(BUILD)/lib/libwheeltimer.a $(BUILD)/lib/libwheeltimer.so \
 		$(wildcard tools/lib/wheeltimer/include/wheeltimer/*.h \
 		tools/lib/wheeltimer/wheeltimer.pc.in tools/lib/wheeltimer/man/*/*)
-	@$(LIB_MAKE) install DESTDIR=$(STAGE) PREFIX=/usr LIBDIR=/usr/lib \
-		INCLUDEDIR=/usr/include MANDIR=/usr/share/man PKGCONFIGDIR=/usr/lib/pkgconfig
+	@$(LIB_MAKE) install DESTDIR=$(STAGE) $(STAGE_LAYOUT)
 	@touch $@
 
 stage-java: stage-lib
@@ -513,10 +517,8 @@ bench-java-arm64: arm64-module stage-lib
 	@tools/deps build lib java cross-arm64 vm-arm64
 	@$(JAVA_MAKE) vm
 	@$(MAKE) --no-print-directory -C tools/lib/wheeltimer O=$(ARM64)/lib \
-		CROSS_COMPILE=$(ARM64_CROSS) install DESTDIR=$(ARM64_STAGE) PREFIX=/usr \
-		LIBDIR=/usr/lib INCLUDEDIR=/usr/include MANDIR=/usr/share/man \
-		PKGCONFIGDIR=/usr/lib/pkgconfig
-	@PKG_CONFIG_SYSROOT_DIR=$(ARM64_STAGE) PKG_CONFIG_LIBDIR=$(ARM64_STAGE)/usr/lib/pkgconfig \
+		CROSS_COMPILE=$(ARM64_CROSS) install DESTDIR=$(ARM64_STAGE) $(STAGE_LAYOUT)
+	@$(call stage_env,$(ARM64_STAGE)) \
 		$(MAKE) --no-print-directory -C tools/bindings/java O=$(ARM64)/java \
 		CC=$(ARM64_CROSS)gcc $(ARM64)/java/libwheeltimer_jni.so
 	@set -o pipefail; tools/bindings/java/vm --arch arm64 bench --icount \
