@@ -606,11 +606,11 @@ final class HandOver extends HandOverEndedLine {
      * Before the worker waits: from now on callers must wake it, unless
      * {@code by} is not {@link #FOREVER} and their deadline is {@link
      * #DEFER_MARGIN_NANOS} or more after it, when it wakes by itself. An
-     * idle worker (FOREVER) first clears the slots it is done with, so
-     * that the queue holds no timeout for it (rules, 5).
+     * idle worker (not lingering) first clears the slots it is done with,
+     * so that the queue holds no timeout for it (rules, 5).
      */
-    void sleep(long by) {
-        if (by == FOREVER) {
+    void sleep(long by, boolean lingering) {
+        if (!lingering) {
             clearDone();
         }
         sleep = by;

@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.FutureTask;
+import java.util.function.Consumer;
 
 /**
  * The only thread that calls libwheeltimer for its timer, as the library
@@ -24,12 +25,14 @@ import java.util.concurrent.FutureTask;
  * {@code stats()}), drains what callers pushed to the timer's
  * {@link HandOver} and queues the adds held back by the round before,
  * then what was pushed since, cancels and adds in push order (holding
- * back a round the adds due {@link #HOLD_NANOS} or more later), with the
- * library (one JNI call per 1024 operations, no system call), then waits
- * in the library's {@code wheeltimer_wait()}, which submits them in one
- * batch, and reaps what is ready or else sleeps until something is due or
- * another thread ends the wait with {@code wheeltimer_wake()}; then it
- * runs the tasks of what fired, in deadline order, chunk by chunk.
+ * back a round the adds due {@link #HOLD_NANOS} or more later, and keeping
+ * the one-shot adds due seconds ahead in its {@link FarHold} until their
+ * time comes near), with the library (one JNI call per
+ * 1024 operations, no system call), then waits in the library's
+ * {@code wheeltimer_wait()}, which submits them in one batch, and reaps
+ * what is ready or else sleeps until something is due or another thread
+ * ends the wait with {@code wheeltimer_wake()}; then it runs the tasks of
+ * what fired, in deadline order, chunk by chunk.
  *
  * <p>A timeout the engine holds has a slot in {@link #bySlot}, given when
  * the worker takes it and kept in the timeout's state; its add carries the
@@ -103,6 +106,13 @@ final class Worker implements Runnable, HandOver.Round {
 
     private final Set<Timeout> unprocessed = new HashSet<>();
 
+    /** One-shot adds due seconds ahead, kept from the engine until their time comes near. */
+    private final FarHold farHold = new FarHold();
+    private final Consumer<WheelTimeout> giveReleased = this::giveReleased;
+    private final Consumer<WheelTimeout> dropCancelled = this::dropCancelled;
+    /** While a round's drain runs, off a virtual clock: the time it began; else Long.MIN_VALUE. */
+    private long farNow = Long.MIN_VALUE;
+
     /** The worker thread's kernel id, 0 until it runs. */
     private volatile int tid;
     /* Counters: this thread's alone; stats() reads them here too. */
@@ -172,14 +182,24 @@ final class Worker implements Runnable, HandOver.Round {
             // mayNotSleep(), and then the wait only reaps (HandOver's
             // rules, 1). A lingering worker so takes what a stream of
             // callers pushes once per linger, not as fast as it can: each
-            // round costs it, and the callers too.
-            long timeout = busy || handOver.holding() ? HandOver.LINGER_NANOS : -1;
+            // round costs it, and the callers too. Idle, it sleeps until
+            // something is due, and any push wakes it; if it holds far
+            // adds, which the engine does not know, the wait also ends at
+            // the next one's release.
+            boolean lingering = busy || handOver.holding();
+            long timeout = lingering ? HandOver.LINGER_NANOS : -1;
+            long release = farHold.nextRelease();
+            if (release != Long.MAX_VALUE) {
+                long in = Math.max(0, release - timer.nanoTime());
+                timeout = timeout < 0 ? in : Math.min(timeout, in);
+            }
             if (dueCount > 0) {
                 // Tasks to run now: only reap what the engine has ready.
                 timeout = 0;
             } else {
-                handOver.sleep(timeout >= 0 ? timer.nanoTime() + timeout : HandOver.FOREVER);
-                if (handOver.mayNotSleep(timeout >= 0)) {
+                long by = lingering ? timer.nanoTime() + timeout : HandOver.FOREVER;
+                handOver.sleep(by, lingering);
+                if (handOver.mayNotSleep(lingering)) {
                     handOver.awake();
                     timeout = 0;
                 } else {
@@ -219,16 +239,26 @@ final class Worker implements Runnable, HandOver.Round {
     private int handOver(boolean hold) {
         // Not on a virtual clock: advance() hands everything over.
         long horizon = Long.MAX_VALUE;
-        if (hold && !handOver.isVirtualClock()) {
-            long now = timer.nanoTime();
-            horizon = now + HOLD_NANOS;
-            dueBy = now - Math.floorMod(now, resolution);
-        }
         int given;
         try {
+            if (!handOver.isVirtualClock()) {
+                long now = timer.nanoTime();
+                if (hold) {
+                    horizon = now + HOLD_NANOS;
+                    dueBy = now - Math.floorMod(now, resolution);
+                }
+                if (farHold.size() > 2 * handOver.pending()) {
+                    // Most of it was cancelled meanwhile: let it go now.
+                    farHold.compact(dropCancelled);
+                }
+                // Older than what was pushed since: to the engine first.
+                farHold.release(now, giveReleased);
+                farNow = now;
+            }
             given = handOver.drain(horizon, this);
         } finally {
             dueBy = Long.MIN_VALUE;
+            farNow = Long.MIN_VALUE;
         }
         if (dueUnsorted) {
             // In push order, which is deadline order for each caller alone.
@@ -265,6 +295,11 @@ final class Worker implements Runnable, HandOver.Round {
             }
             return;
         }
+        if (farNow != Long.MIN_VALUE && !(t instanceof SlackOrPeriodicTimeout)
+                && farHold.offer(t, farNow, dropCancelled)) {
+            // Not taken: a cancel() meanwhile needs no push.
+            return;
+        }
         int slot = freeSlot();
         if (t.take(slot)) {
             // From here cancel() pushes it again.
@@ -273,6 +308,21 @@ final class Worker implements Runnable, HandOver.Round {
             slotsUsed++;
             queueAdd(t, slot);
         }
+    }
+
+    /** A far add whose bucket is released: to the engine (or run, if due), unless cancelled. */
+    private void giveReleased(WheelTimeout t) {
+        if (t.state() == WheelTimeout.ST_INIT) {
+            add(t, true);
+        } else {
+            dropCancelled(t);
+        }
+    }
+
+    /** A far add cancelled before the engine had it: counted as the engine would have. */
+    private void dropCancelled(WheelTimeout t) {
+        addedAtOnce++;
+        cancelledAtOnce++;
     }
 
     /** The first free slot from {@link #nextSlot} on, the table grown first if it is 3/4 full. */
@@ -589,9 +639,12 @@ final class Worker implements Runnable, HandOver.Round {
         if (res < 0) {
             throw Native.error("wheeltimer_stats", res);
         }
+        // The far adds held count as the engine's: added, and live.
+        farHold.compact(dropCancelled);
+        long held = farHold.size();
         return new WheelTimerStats(timer.engine(), s[Native.STAT_RESOLUTION],
-                                   s[Native.STAT_MAX_PENDING], s[Native.STAT_LIVE],
-                                   s[Native.STAT_ADDED] + addedAtOnce,
+                                   s[Native.STAT_MAX_PENDING], s[Native.STAT_LIVE] + held,
+                                   s[Native.STAT_ADDED] + addedAtOnce + held,
                                    s[Native.STAT_FIRED] + firedAtOnce,
                                    s[Native.STAT_CANCELLED] + cancelledAtOnce,
                                    s[Native.STAT_WITHDRAWN],
@@ -607,8 +660,9 @@ final class Worker implements Runnable, HandOver.Round {
 
     /**
      * WheelScheduledExecutor's shutdown(): the timeouts the engine holds,
-     * and those taken due that the round has yet to run, the adds pushed
-     * but not yet taken first handed to the engine. From a task (a round is
+     * the far adds held (not cancelled), and those taken due that the
+     * round has yet to run, the adds pushed but not yet taken first handed
+     * to the engine. From a task (a round is
      * being run, when nothing may be queued), those the engine holds or the
      * round has yet to run, and the adds pushed or held back as they are:
      * one cancelled there is dropped when the next round takes it.
@@ -623,6 +677,11 @@ final class Worker implements Runnable, HandOver.Round {
         for (int i = dueNext; i < dueCount; i++) {
             all.add(due[i]);
         }
+        farHold.forEach(t -> {
+            if (t.state() == WheelTimeout.ST_INIT) {
+                all.add(t);
+            }
+        });
         for (WheelTimeout t : bySlot) {
             if (t != null) {
                 all.add(t);
@@ -644,6 +703,8 @@ final class Worker implements Runnable, HandOver.Round {
         for (int i = dueNext; i < dueCount; i++) {
             stopCancel(due[i]);
         }
+        farHold.forEach(this::stopCancel);
+        farHold.clear();
         for (int i = 0; i < bySlot.length; i++) {
             WheelTimeout t = bySlot[i];
             if (t != null) {

@@ -176,7 +176,7 @@ class HandOverTest {
         assertEquals(HandOver.SLOTS, round.adds.size());
         // The next caller found the segment full and linked the next one.
         h.curSegment.next = new HandOver.Segment(1);
-        h.sleep(HandOver.FOREVER);
+        h.sleep(HandOver.FOREVER, false);
         assertFalse(h.mayNotSleep(false), "a linked segment with nothing in it is no push");
         // It fills the first slot: that is a push.
         assertTrue(h.add(new WheelTimeout(null, null, FAR), 0));

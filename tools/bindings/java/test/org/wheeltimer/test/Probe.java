@@ -16,7 +16,9 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
@@ -55,6 +57,27 @@ final class Probe {
             }
             sleep(2);
         }
+    }
+
+    /**
+     * Calls {@code add} (a schedule due in a millisecond or so) about every
+     * half millisecond from a thread of its own, until closed: a worker so
+     * fed never goes idle, and holds the far adds it is given meanwhile
+     * instead of handing them to its engine.
+     */
+    static AutoCloseable keepBusy(Runnable add) {
+        AtomicBoolean stop = new AtomicBoolean();
+        Thread t = new Thread(() -> {
+            while (!stop.get()) {
+                add.run();
+                LockSupport.parkNanos(500_000);
+            }
+        }, "keep-busy");
+        t.start();
+        return () -> {
+            stop.set(true);
+            t.join();
+        };
     }
 
     static void sleep(long millis) {

@@ -28,7 +28,7 @@ import org.junit.platform.launcher.core.LauncherFactory;
 /**
  * {@code TapMain [--unit NAME] [--class FQCN]...}: runs the Jupiter tests of
  * the named classes (default: every class of this package, and
- * org.wheeltimer.HandOverTest) and prints
+ * org.wheeltimer.HandOverTest and FarHoldTest) and prints
  * "# unit: NAME", one TAP line per test ("ok", "not ok" with the failure
  * as comments, "ok ... # SKIP" for a test that was disabled or whose
  * assumption did not hold) and a kselftest "# Totals:" line, which
@@ -55,6 +55,7 @@ public final class TapMain {
             selectors.add(selectPackage(TapMain.class.getPackageName()));
             // The binding's own package: tests of its package-private parts.
             selectors.add(selectClass("org.wheeltimer.HandOverTest"));
+            selectors.add(selectClass("org.wheeltimer.FarHoldTest"));
         }
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectors)

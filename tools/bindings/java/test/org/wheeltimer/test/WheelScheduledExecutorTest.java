@@ -17,6 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
@@ -42,6 +45,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.wheeltimer.WheelScheduledExecutor;
 import org.wheeltimer.WheelTimerStats;
@@ -183,18 +187,20 @@ class WheelScheduledExecutorTest {
      * A cancelled task leaves the executor's count at the cancel and the engine and
      * the heap at the timer worker's next round, which the executor asks for,
      * whatever the remove-on-cancel policy says (ScheduledThreadPoolExecutor
-     * keeps it until its delay has passed, unless the policy is true).
+     * keeps it until its delay has passed, unless the policy is true). Due
+     * in 30 s, the tasks may be held far by the timer's worker, not its
+     * engine: they leave that hold too.
      */
-    @ParameterizedTest(name = "removeOnCancel: {0}")
-    @ValueSource(booleans = {false, true})
-    void cancelledTasksLeaveTheEngineAndTheHeap(boolean removeOnCancel) {
+    @ParameterizedTest(name = "removeOnCancel: {0}, due in {1} s")
+    @CsvSource({"false, 3600", "true, 3600", "false, 30", "true, 30"})
+    void cancelledTasksLeaveTheEngineAndTheHeap(boolean removeOnCancel, long seconds) {
         WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
         assertFalse(e.getRemoveOnCancelPolicy(), "ScheduledThreadPoolExecutor's default");
         e.setRemoveOnCancelPolicy(removeOnCancel);
         int n = 5000;
         List<WeakReference<ScheduledFuture<?>>> refs = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-            ScheduledFuture<?> f = e.schedule(() -> { }, 1, TimeUnit.HOURS);
+            ScheduledFuture<?> f = e.schedule(() -> { }, seconds, TimeUnit.SECONDS);
             refs.add(new WeakReference<>(f));
         }
         Probe.eventually(() -> e.stats().live() == n, "the engine holds the tasks");
@@ -329,6 +335,48 @@ class WheelScheduledExecutorTest {
         assertTrue(ours.compareTo(theirs) < 0);
         assertTrue(theirs.compareTo(ours) > 0);
         assertNotEquals(0, ours.compareTo(e.schedule(() -> { }, 1, TimeUnit.HOURS)));
+    }
+
+    /**
+     * Tasks due seconds ahead, which a busy timer's worker holds far, are in
+     * the queue view in deadline order; remove() cancels one; shutdownNow()
+     * returns the others, never run.
+     */
+    @Test
+    void tasksHeldFarAreQueuedRemovableAndReturnedByShutdownNow() throws Exception {
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
+        AtomicInteger ran = new AtomicInteger();
+        List<ScheduledFuture<?>> want = new ArrayList<>();
+        List<Runnable> returned;
+        AutoCloseable busy = Probe.keepBusy(() -> {
+            try {
+                e.schedule(() -> { }, 1, TimeUnit.MILLISECONDS);
+            } catch (RejectedExecutionException shutDown) {
+                // shutdownNow() came.
+            }
+        });
+        try {
+            for (int s : new int[] {20, 10, 30}) {
+                want.add(e.schedule(ran::incrementAndGet, s, TimeUnit.SECONDS));
+            }
+            want.sort(Comparator.comparingLong(f -> f.getDelay(TimeUnit.NANOSECONDS)));
+            Probe.eventually(() -> e.stats().live() >= want.size(), "the far tasks taken");
+            List<Object> far = new ArrayList<>(e.getQueue());
+            far.retainAll(want);
+            assertEquals(want, far, "in the queue, in deadline order");
+            assertTrue(e.remove((Runnable) want.get(1)));
+            assertTrue(want.get(1).isCancelled());
+            assertFalse(e.getQueue().contains(want.get(1)));
+            returned = e.shutdownNow();
+        } finally {
+            busy.close();
+        }
+        Set<Object> back = Collections.newSetFromMap(new IdentityHashMap<>());
+        back.addAll(returned);
+        assertTrue(back.contains(want.get(0)) && back.contains(want.get(2)), "the far tasks returned");
+        assertFalse(back.contains(want.get(1)), "not the one removed");
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(0, ran.get());
     }
 
     /**

@@ -42,6 +42,8 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.wheeltimer.Engine;
 import org.wheeltimer.WheelTimeout;
 import org.wheeltimer.WheelTimer;
@@ -87,15 +89,19 @@ class WheelTimerTest {
      * here. The test runs until three young collections after the full one
      * (so at any speed), and fails if the heap grew by a quarter of what the
      * caller allocated meanwhile; with the leak it grew by about all of it.
+     * Due in 30 s, a timeout of the window (20 000, so it outlives the
+     * worker's round) is held far by the worker (its FarHold) when it is
+     * cancelled: the hold must let it go too.
      */
-    @Test
-    void aStreamOfNewTimeoutAndCancelKeepsNoCancelledTimeoutAlive() {
+    @ParameterizedTest(name = "due in {0} s")
+    @ValueSource(longs = {3600, 30})
+    void aStreamOfNewTimeoutAndCancelKeepsNoCancelledTimeoutAlive(long seconds) {
         GarbageCollectorMXBean young = youngCollector();
         assumeTrue(young != null, "no generational collector that this test knows");
         WheelTimer timer = real(new Probe.Named());
-        Timeout[] window = new Timeout[1000];
+        Timeout[] window = new Timeout[20_000];
         for (int i = 0; i < window.length; i++) {
-            window[i] = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+            window[i] = timer.newTimeout(t -> { }, seconds, TimeUnit.SECONDS);
         }
         com.sun.management.ThreadMXBean threads =
                 (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -108,7 +114,7 @@ class WheelTimerTest {
         for (long pairs = 0; collections < 4 && System.nanoTime() < limit; pairs++) {
             int k = (int) (pairs % window.length);
             window[k].cancel();
-            window[k] = timer.newTimeout(t -> { }, 1, TimeUnit.HOURS);
+            window[k] = timer.newTimeout(t -> { }, seconds, TimeUnit.SECONDS);
             if (pairs == 10_000) {
                 // Promotes the queue's segments of the moment, which then die.
                 System.gc();
@@ -548,6 +554,82 @@ class WheelTimerTest {
         assertEquals(before + 3, timer.stats().workerWakeups(),
                      "the wait after stats(), the linger, the sleep");
         assertEquals(1, timer.stats().live());
+    }
+
+    /**
+     * Timeouts due seconds ahead, which a busy worker holds until their time
+     * comes near, each run once, never before its deadline, in deadline
+     * order; one cancelled while held never runs; none is counted pending
+     * once run.
+     */
+    @Test
+    void timeoutsHeldFarRunOnceNeverEarlyInDeadlineOrder() throws Exception {
+        WheelTimer timer = real(new Probe.Named());
+        int n = 40;
+        List<Long> late = new CopyOnWriteArrayList<>();
+        List<Integer> order = new CopyOnWriteArrayList<>();
+        AtomicBoolean cancelledRan = new AtomicBoolean();
+        CountDownLatch ran = new CountDownLatch(n);
+        AutoCloseable busy = Probe.keepBusy(() -> timer.newTimeout(t -> { }, 1, TimeUnit.MILLISECONDS));
+        try {
+            List<WheelTimeout> cancelled = new ArrayList<>();
+            for (int i = n - 1; i >= 0; i--) {
+                // 2.2 to 4.2 s: two to four of the hold's buckets ahead.
+                long delay = 2200 * MS + i * 50 * MS;
+                int k = i;
+                WheelTimeout[] self = new WheelTimeout[1];
+                self[0] = timer.newTimeout(t -> {
+                    late.add(timer.nanoTime() - self[0].deadlineNanos());
+                    order.add(k);
+                    ran.countDown();
+                }, delay, TimeUnit.NANOSECONDS);
+                cancelled.add(timer.newTimeout(t -> cancelledRan.set(true), delay, TimeUnit.NANOSECONDS));
+            }
+            Probe.sleep(100);
+            for (WheelTimeout c : cancelled) {
+                assertTrue(c.cancel());
+            }
+            Probe.await(ran, "the far timeouts");
+        } finally {
+            busy.close();
+        }
+        for (long l : late) {
+            assertTrue(l >= 0, "never early: " + -l + " ns before its deadline");
+        }
+        List<Integer> sorted = new ArrayList<>(order);
+        Collections.sort(sorted);
+        assertEquals(sorted, order, "in deadline order");
+        assertEquals(n, order.size(), "each once");
+        assertFalse(cancelledRan.get(), "a cancelled one never ran");
+        Probe.eventually(() -> timer.pendingTimeouts() == 0, "nothing pending");
+    }
+
+    /** stop() returns the timeouts a busy worker holds far, cancelled, as it returns the engine's. */
+    @Test
+    void stopReturnsTheTimeoutsHeldFar() throws Exception {
+        WheelTimer timer = real(new Probe.Named());
+        Set<Timeout> made = new HashSet<>();
+        Set<Timeout> returned;
+        AutoCloseable busy = Probe.keepBusy(() -> {
+            try {
+                timer.newTimeout(t -> { }, 1, TimeUnit.MILLISECONDS);
+            } catch (IllegalStateException stopped) {
+                // stop() came.
+            }
+        });
+        try {
+            for (int i = 0; i < 10; i++) {
+                made.add(timer.newTimeout(t -> { }, 30, TimeUnit.SECONDS));
+            }
+            Probe.eventually(() -> timer.stats().live() >= made.size(), "the far timeouts taken");
+            returned = timer.stop();
+        } finally {
+            busy.close();
+        }
+        assertTrue(returned.containsAll(made), "every far timeout returned");
+        for (Timeout t : made) {
+            assertTrue(t.isCancelled());
+        }
     }
 
     /** FIXED_RATE: every period either runs or is counted as an overrun; deadlines do not drift. */

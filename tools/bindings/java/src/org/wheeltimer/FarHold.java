@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * FarHold.java - the worker's coarse wheel of one-shot adds due seconds
+ * ahead, kept from the engine until their time comes near
+ */
+package org.wheeltimer;
+
+import java.util.Arrays;
+import java.util.function.Consumer;
+
+/**
+ * One-shot adds due {@link #MIN_AHEAD} buckets or more ahead, which the
+ * worker keeps here instead of handing them to the engine: most request
+ * timeouts are cancelled long before they are due, and one cancelled here
+ * costs its caller no push (it was never taken) and the engine nothing.
+ * A bucket covers {@link #BUCKET_NANOS} of deadlines; it is released, its
+ * adds handed to the engine in the order they were held, when the bucket
+ * before it begins, so that the engine has each at least one bucket before
+ * its deadline. The worker's alone: no other thread touches it.
+ *
+ * <p>A timeout held is not taken (its state is still INIT): its cancel()
+ * only marks it, and the hold drops it when it meets it, at its release
+ * or at a compaction. Compactions keep what it holds, dead or alive, below
+ * twice what was alive at the last one plus {@link #SLACK}: a stream of
+ * adds cancelled soon after costs each a look, amortized. The worker also
+ * compacts when fewer timeouts are pending than half what the hold holds
+ * (a mass cancel).
+ *
+ * <p>An idle worker sleeps until the next bucket that holds anything is
+ * to be released ({@link #nextRelease}): one wake-up per such bucket, at
+ * most one a bucket's width, never more than the engine's own wake-ups
+ * for the deadlines the bucket holds.
+ */
+final class FarHold {
+    /** log2 of a bucket's width in ns: about 1.07 s. */
+    static final int BUCKET_SHIFT = 30;
+    static final long BUCKET_NANOS = 1L << BUCKET_SHIFT;
+    /** Buckets, so how far ahead the hold reaches: about 2.3 minutes. */
+    static final int BUCKETS = 128;
+    /** How many buckets ahead of the one now an add must be to be held. */
+    static final int MIN_AHEAD = 2;
+    /** What the hold may hold above twice what was alive at the last compaction. */
+    static final int SLACK = 4096;
+    private static final int FIRST_CAPACITY = 64;
+    /** A bucket's array larger than this is let go once released. */
+    private static final int KEPT_CAPACITY = 4096;
+
+    private final WheelTimeout[][] buckets = new WheelTimeout[BUCKETS][];
+    private final int[] counts = new int[BUCKETS];
+    /** The last bucket released (all before it too); Long.MIN_VALUE before the first release. */
+    private long released = Long.MIN_VALUE;
+    /** What the buckets hold, cancelled or not. */
+    private int size;
+    /** The size at which the next add compacts first. */
+    private int compactAt = SLACK;
+    /** The first bucket after {@link #released} that holds anything, or Long.MAX_VALUE. */
+    private long firstHeld = Long.MAX_VALUE;
+
+    /** The bucket of a time in ns. */
+    static long bucketOf(long nanos) {
+        return nanos >> BUCKET_SHIFT;
+    }
+
+    /** What the hold holds, cancelled or not. */
+    int size() {
+        return size;
+    }
+
+    /**
+     * Releases the buckets that begin before one bucket after {@code now}'s
+     * begins: gives each timeout they hold to {@code give}, cancelled or not,
+     * in the order held. Must come before {@link #offer} with the same
+     * {@code now}.
+     */
+    void release(long now, Consumer<WheelTimeout> give) {
+        long upTo = bucketOf(now) + 1;
+        if (firstHeld > upTo) {
+            released = Math.max(released, upTo);
+            return;
+        }
+        // A clock that jumped a whole turn ahead releases everything once.
+        long from = Math.max(released + 1, upTo - BUCKETS + 1);
+        for (long k = from; k <= upTo; k++) {
+            empty((int) (k & (BUCKETS - 1)), give);
+        }
+        released = Math.max(released, upTo);
+        findFirstHeld();
+    }
+
+    /**
+     * When the worker is to release the next bucket that holds anything
+     * (the time the bucket before it begins), in ns; Long.MAX_VALUE if the
+     * hold is empty.
+     */
+    long nextRelease() {
+        return firstHeld == Long.MAX_VALUE ? Long.MAX_VALUE : (firstHeld - 1) << BUCKET_SHIFT;
+    }
+
+    private void findFirstHeld() {
+        firstHeld = Long.MAX_VALUE;
+        if (size == 0) {
+            return;
+        }
+        for (long k = released + 1; k <= released + BUCKETS; k++) {
+            if (counts[(int) (k & (BUCKETS - 1))] != 0) {
+                firstHeld = k;
+                return;
+            }
+        }
+    }
+
+    private void empty(int b, Consumer<WheelTimeout> give) {
+        int n = counts[b];
+        if (n == 0) {
+            return;
+        }
+        WheelTimeout[] a = buckets[b];
+        counts[b] = 0;
+        size -= n;
+        if (a.length > KEPT_CAPACITY) {
+            buckets[b] = null;
+        }
+        for (int i = 0; i < n; i++) {
+            WheelTimeout t = a[i];
+            a[i] = null;
+            give.accept(t);
+        }
+    }
+
+    /**
+     * Holds {@code t}, a one-shot add not yet taken, if it is due
+     * {@link #MIN_AHEAD} buckets or more after {@code now} and within
+     * reach; {@code dropped} is given the cancelled timeouts a compaction
+     * drops first. False if it is not held (the engine is to have it).
+     */
+    boolean offer(WheelTimeout t, long now, Consumer<WheelTimeout> dropped) {
+        long k = bucketOf(t.deadline);
+        long ahead = k - bucketOf(now);
+        if (ahead < MIN_AHEAD || ahead >= BUCKETS || k <= released) {
+            return false;
+        }
+        if (size >= compactAt) {
+            compact(dropped);
+        }
+        int b = (int) (k & (BUCKETS - 1));
+        WheelTimeout[] a = buckets[b];
+        int n = counts[b];
+        if (a == null) {
+            a = buckets[b] = new WheelTimeout[FIRST_CAPACITY];
+        } else if (n == a.length) {
+            a = buckets[b] = Arrays.copyOf(a, n * 2);
+        }
+        a[n] = t;
+        counts[b] = n + 1;
+        size++;
+        if (k < firstHeld) {
+            firstHeld = k;
+        }
+        return true;
+    }
+
+    /** Drops the cancelled timeouts, giving each to {@code dropped}; keeps the order of the rest. */
+    void compact(Consumer<WheelTimeout> dropped) {
+        int kept = 0;
+        for (int b = 0; b < BUCKETS; b++) {
+            WheelTimeout[] a = buckets[b];
+            int n = counts[b];
+            int m = 0;
+            for (int i = 0; i < n; i++) {
+                WheelTimeout t = a[i];
+                if (t.state() == WheelTimeout.ST_INIT) {
+                    a[m++] = t;
+                } else {
+                    dropped.accept(t);
+                }
+            }
+            if (n > 0) {
+                Arrays.fill(a, m, n, null);
+                counts[b] = m;
+                kept += m;
+            }
+        }
+        size = kept;
+        compactAt = 2 * kept + SLACK;
+        findFirstHeld();
+    }
+
+    /** Gives every timeout held to {@code action}, cancelled or not. */
+    void forEach(Consumer<WheelTimeout> action) {
+        for (int b = 0; b < BUCKETS; b++) {
+            WheelTimeout[] a = buckets[b];
+            for (int i = 0; i < counts[b]; i++) {
+                action.accept(a[i]);
+            }
+        }
+    }
+
+    /** Lets everything go, for the worker's end. */
+    void clear() {
+        Arrays.fill(buckets, null);
+        Arrays.fill(counts, 0);
+        size = 0;
+        firstHeld = Long.MAX_VALUE;
+    }
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * FarHoldTest.java - the worker's hold of far adds: what it holds, when it
+ * gives it back, in what order, and how much it may keep of the cancelled
+ */
+package org.wheeltimer;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+/**
+ * In this package (on the class path beside the binding's jar) to reach
+ * the hold itself, with no timer: its timeouts are made bare, and
+ * cancelled as stop() cancels them, without telling a worker.
+ */
+@DisplayName("FarHold")
+class FarHoldTest {
+    private static final long B = FarHold.BUCKET_NANOS;
+    /** A time inside bucket 1000. */
+    private static final long NOW = 1000 * B + B / 3;
+
+    private final List<WheelTimeout> given = new ArrayList<>();
+    private final List<WheelTimeout> dropped = new ArrayList<>();
+
+    private static WheelTimeout at(long deadline) {
+        return new WheelTimeout(null, null, deadline);
+    }
+
+    /** Holds only what is due two buckets or more after now's, and within reach. */
+    @Test
+    void holdsOnlyWhatIsDueTwoBucketsAheadOrMoreAndWithinReach() {
+        FarHold h = new FarHold();
+        h.release(NOW, given::add);
+        assertFalse(h.offer(at(NOW), NOW, dropped::add), "due now");
+        assertFalse(h.offer(at(1001 * B + B - 1), NOW, dropped::add), "in the next bucket");
+        assertTrue(h.offer(at(1002 * B), NOW, dropped::add), "two buckets ahead");
+        assertTrue(h.offer(at((1000 + FarHold.BUCKETS - 1) * B), NOW, dropped::add), "the last in reach");
+        assertFalse(h.offer(at((1000 + FarHold.BUCKETS) * B), NOW, dropped::add), "out of reach");
+        assertEquals(2, h.size());
+        assertTrue(given.isEmpty() && dropped.isEmpty());
+    }
+
+    /**
+     * A bucket is given back, in the order held, cancelled or not, when the
+     * bucket before it begins: never before, and each timeout once.
+     */
+    @Test
+    void aBucketIsGivenBackInTheOrderHeldWhenTheBucketBeforeItBegins() {
+        FarHold h = new FarHold();
+        h.release(NOW, given::add);
+        WheelTimeout a = at(1003 * B + 5);
+        WheelTimeout b = at(1003 * B + 1);
+        WheelTimeout c = at(1003 * B + 9);
+        WheelTimeout later = at(1004 * B);
+        for (WheelTimeout t : List.of(a, later, b, c)) {
+            assertTrue(h.offer(t, NOW, dropped::add));
+        }
+        assertTrue(b.cancelOnStop());
+        h.release(1002 * B - 1, given::add);
+        assertTrue(given.isEmpty(), "not before the bucket before begins");
+        h.release(1002 * B, given::add);
+        assertEquals(List.of(a, b, c), given, "in the order held, the cancelled too");
+        h.release(1002 * B + 7, given::add);
+        assertEquals(3, given.size(), "once");
+        h.release(1003 * B, given::add);
+        assertEquals(List.of(a, b, c, later), given);
+        assertEquals(0, h.size());
+        assertFalse(h.offer(at(1003 * B + 2), 1001 * B, dropped::add),
+                    "a bucket released takes no more: the engine has its time");
+    }
+
+    /** A clock that jumps ahead more than a whole turn gives everything back once. */
+    @Test
+    void aJumpOfMoreThanATurnGivesEverythingBackOnce() {
+        FarHold h = new FarHold();
+        h.release(NOW, given::add);
+        for (int k = 2; k < FarHold.BUCKETS; k += 7) {
+            assertTrue(h.offer(at((1000 + k) * B), NOW, dropped::add));
+        }
+        int held = h.size();
+        h.release(NOW + 10 * FarHold.BUCKETS * B, given::add);
+        assertEquals(held, given.size());
+        assertEquals(held, given.stream().distinct().count());
+        assertEquals(0, h.size());
+    }
+
+    /**
+     * The worker is to wake for the first bucket that holds anything, when
+     * the bucket before it begins; not at all for an empty hold.
+     */
+    @Test
+    void theNextReleaseIsTheFirstBucketThatHoldsAnything() {
+        FarHold h = new FarHold();
+        h.release(NOW, given::add);
+        assertEquals(Long.MAX_VALUE, h.nextRelease(), "nothing held");
+        WheelTimeout late = at(1090 * B);
+        assertTrue(h.offer(late, NOW, dropped::add));
+        assertEquals(1089 * B, h.nextRelease());
+        WheelTimeout early = at(1005 * B + 3);
+        assertTrue(h.offer(early, NOW, dropped::add));
+        assertEquals(1004 * B, h.nextRelease());
+        h.release(1004 * B, given::add);
+        assertEquals(List.of(early), given);
+        assertEquals(1089 * B, h.nextRelease(), "the next that holds anything");
+        assertTrue(late.cancelOnStop());
+        h.compact(dropped::add);
+        assertEquals(List.of(late), dropped);
+        assertEquals(Long.MAX_VALUE, h.nextRelease(), "emptied by the compaction");
+    }
+
+    /**
+     * A stream of adds each cancelled soon after keeps the hold small: it
+     * never holds more than twice what was alive at its last compaction
+     * plus its slack, drops only the cancelled, and keeps the order of the
+     * rest.
+     */
+    @Test
+    void aStreamOfCancelledAddsKeepsTheHoldSmall() {
+        FarHold h = new FarHold();
+        h.release(NOW, given::add);
+        List<WheelTimeout> alive = new ArrayList<>();
+        WheelTimeout[] window = new WheelTimeout[100];
+        int most = 0;
+        for (int i = 0; i < 200_000; i++) {
+            WheelTimeout t = at(1010 * B + i);
+            if (i % 1000 == 0) {
+                alive.add(t);
+            } else {
+                WheelTimeout old = window[i % window.length];
+                if (old != null) {
+                    assertTrue(old.cancelOnStop());
+                }
+                window[i % window.length] = t;
+            }
+            assertTrue(h.offer(t, NOW, dropped::add));
+            most = Math.max(most, h.size());
+        }
+        assertTrue(most <= 2 * (alive.size() + window.length) + FarHold.SLACK,
+                   "held at most " + most);
+        for (WheelTimeout t : dropped) {
+            assertTrue(t.isCancelled(), "only the cancelled are dropped");
+        }
+        h.compact(dropped::add);
+        assertEquals(alive.size() + window.length, h.size());
+        h.release(1009 * B, given::add);
+        List<WheelTimeout> kept = new ArrayList<>(given);
+        kept.removeAll(List.of(window));
+        assertEquals(alive, kept, "the rest in the order held");
+    }
+}
