@@ -604,6 +604,34 @@ class WheelTimerTest {
         Probe.eventually(() -> timer.pendingTimeouts() == 0, "nothing pending");
     }
 
+    /**
+     * An idle worker that holds far timeouts sleeps until the first of them
+     * is due for release, not in ticks: no wake-up in 300 ms with timeouts
+     * 30 to 60 s away; and one due 2.5 s away runs then, never early.
+     */
+    @Test
+    void anIdleWorkerHoldingFarTimeoutsSleepsUntilTheirRelease() {
+        Probe.Named threads = new Probe.Named();
+        WheelTimer timer = real(threads);
+        for (int i = 0; i < 100; i++) {
+            timer.newTimeout(x -> { }, 30 + i * 3 / 10, TimeUnit.SECONDS);
+        }
+        Probe.eventually(() -> timer.stats().live() == 100, "the far timeouts taken");
+        int tid = threads.tid();
+        long before = Probe.settled(tid);
+        Probe.sleep(300);
+        assertEquals(before, Probe.contextSwitches(tid), "the idle worker never wakes");
+        AtomicLong ranAt = new AtomicLong();
+        CountDownLatch ran = new CountDownLatch(1);
+        WheelTimeout t = timer.newTimeout(x -> {
+            ranAt.set(timer.nanoTime());
+            ran.countDown();
+        }, 2500, TimeUnit.MILLISECONDS);
+        Probe.await(ran, "the timeout 2.5 s away");
+        assertTrue(ranAt.get() >= t.deadlineNanos(),
+                   "never early: " + (t.deadlineNanos() - ranAt.get()) + " ns before");
+    }
+
     /** stop() returns the timeouts a busy worker holds far, cancelled, as it returns the engine's. */
     @Test
     void stopReturnsTheTimeoutsHeldFar() throws Exception {
