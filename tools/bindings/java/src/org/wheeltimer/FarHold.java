@@ -109,21 +109,32 @@ final class FarHold {
         }
     }
 
+    /**
+     * Gives bucket {@code b}'s timeouts to {@code give}, in the order held.
+     * If {@code give} throws (the worker is failing), the timeout it was
+     * given and those after it stay held, for {@link #forEach} (stop()).
+     */
     private void empty(int b, Consumer<WheelTimeout> give) {
         int n = counts[b];
         if (n == 0) {
             return;
         }
         WheelTimeout[] a = buckets[b];
-        counts[b] = 0;
-        size -= n;
-        if (a.length > KEPT_CAPACITY) {
-            buckets[b] = null;
-        }
-        for (int i = 0; i < n; i++) {
-            WheelTimeout t = a[i];
-            a[i] = null;
-            give.accept(t);
+        int i = 0;
+        try {
+            for (; i < n; i++) {
+                give.accept(a[i]);
+                a[i] = null;
+            }
+        } finally {
+            int rest = n - i;
+            System.arraycopy(a, i, a, 0, rest);
+            Arrays.fill(a, rest, n, null);
+            counts[b] = rest;
+            size -= i;
+            if (rest == 0 && a.length > KEPT_CAPACITY) {
+                buckets[b] = null;
+            }
         }
     }
 

@@ -7,6 +7,7 @@ package org.wheeltimer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -74,6 +75,39 @@ class FarHoldTest {
         assertEquals(0, h.size());
         assertFalse(h.offer(at(1003 * B + 2), 1001 * B, dropped::add),
                     "a bucket released takes no more: the engine has its time");
+    }
+
+    /**
+     * A release whose receiver throws (a worker failing in its engine)
+     * keeps the timeout it was giving and those after it held, so that
+     * stop() still finds them; the ones given before are gone.
+     */
+    @Test
+    void aReleaseThatFailsKeepsWhatItDidNotGive() {
+        FarHold h = new FarHold();
+        h.release(NOW, given::add);
+        List<WheelTimeout> held = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            WheelTimeout t = at(1003 * B + i);
+            held.add(t);
+            assertTrue(h.offer(t, NOW, dropped::add));
+        }
+        RuntimeException failure = new IllegalStateException("the engine failed");
+        try {
+            h.release(1002 * B, t -> {
+                if (given.size() == 2) {
+                    throw failure;
+                }
+                given.add(t);
+            });
+        } catch (IllegalStateException e) {
+            assertSame(failure, e);
+        }
+        assertEquals(held.subList(0, 2), given);
+        List<WheelTimeout> left = new ArrayList<>();
+        h.forEach(left::add);
+        assertEquals(held.subList(2, 5), left, "kept, in order");
+        assertEquals(3, h.size());
     }
 
     /** A clock that jumps ahead more than a whole turn gives everything back once. */
