@@ -62,8 +62,8 @@ final class Probe {
     /**
      * Calls {@code add} (a schedule due in a millisecond or so) about every
      * half millisecond from a thread of its own, until closed: a worker so
-     * fed never goes idle, and holds the far adds it is given meanwhile
-     * instead of handing them to its engine.
+     * fed never goes idle, and releases the far adds it holds in its
+     * lingering rounds.
      */
     static AutoCloseable keepBusy(Runnable add) {
         AtomicBoolean stop = new AtomicBoolean();
