@@ -65,11 +65,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A delayed task is one object: its future is the timer's timeout. A
  * schedule allocates it, counts it live (a striped counter) and pushes it
  * to the timer (lock-free, as {@code newTimeout()}); a cancel is the
- * reverse, also O(1) with no lookup, and the cancelled task leaves the
- * timer and the engine at once (at the worker's next round, which the
- * cancels ask for every 1024): nothing of it stays behind until its delay
- * would have passed, whatever {@link #setRemoveOnCancelPolicy} says (which
- * only decides for a due task cancelled in the pool's queue).
+ * reverse, also O(1) with no lookup: the cancelled task leaves the count
+ * and the queue at once, and the timer lets go of it at its worker's next
+ * round (see {@link #setRemoveOnCancelPolicy} for when that comes).
  * {@code shutdown()}'s policies walk the timer's pending timeouts and the
  * pool's queue.
  *
@@ -639,20 +637,26 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     }
 
     /**
-     * A cancel: every {@link #CANCELS_PER_WAKE} in a cell, or when the timer
-     * has nothing left pending, wake the timer's worker so that it takes the
-     * cancels (a cancel does not), and no cancelled task (this future, the
-     * timer's timeout) stays on the heap until a deadline. The count is
-     * plain, and racy: a lost count only delays a wake.
+     * A cancel: wakes the timer's worker, so that it lets go of the
+     * cancelled tasks it holds (a cancel alone does not wake it), when the
+     * timer has nothing left pending, and, for a task to be removed at its
+     * cancel ({@code remove}: the policy, or remove()), every
+     * {@link #CANCELS_PER_WAKE} of those in a cell. The count is plain, and
+     * racy: a lost count only delays a wake.
      */
-    private void noteCancel() {
-        int i = cell() + CELL_CANCELS;
-        long n = live[i] + 1;
-        if (n >= CANCELS_PER_WAKE || timer.pendingTimeouts() == 0) {
-            n = 0;
+    private void noteCancel(boolean remove) {
+        if (remove) {
+            int i = cell() + CELL_CANCELS;
+            long n = live[i] + 1;
+            if (n >= CANCELS_PER_WAKE) {
+                n = 0;
+                timer.wakeWorker();
+            }
+            live[i] = n;
+        }
+        if (timer.pendingTimeouts() == 0) {
             timer.wakeWorker();
         }
-        live[i] = n;
     }
 
     /* What the futures call. */
@@ -765,13 +769,14 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     void finished(WheelScheduledFuture<?> f) {
         int was = uncount(f.unregister());
         if (f.isCancelled()) {
-            noteCancel();
+            boolean remove = removeOnCancel || (was & WheelScheduledFuture.REMOVING) != 0;
             // Not in the wheel (a task with no delay never was): perhaps in the pool's queue.
-            if ((removeOnCancel || (was & WheelScheduledFuture.REMOVING) != 0) && callers == null
+            if (remove && callers == null
                     && (was & (WheelScheduledFuture.LIVE | WheelScheduledFuture.OUT))
                        != WheelScheduledFuture.LIVE) {
                 poolQueue.remove(f);
             }
+            noteCancel(remove);
         }
         if ((was & WheelScheduledFuture.LIVE) != 0 && state != RUNNING) {
             tryTerminate();
@@ -876,13 +881,14 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
 
     /**
      * Removes the cancelled tasks from the pool's queue (those in the wheel
-     * left at their cancel), and wakes the timer's worker, which then lets
-     * go of the cancelled tasks it still holds.
+     * left the count at their cancel), and has the timer's worker let go of
+     * the cancelled tasks it still holds: when it returns, neither holds
+     * any that was cancelled before the call.
      */
     @Override
     public void purge() {
         super.purge();
-        timer.wakeWorker();
+        timer.purge();
     }
 
     /* Shutdown. */
@@ -1109,13 +1115,18 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     }
 
     /**
-     * Whether a task cancelled while queued for a thread leaves the pool's
-     * queue at its cancel (true), or when a thread takes it or
-     * {@link #purge()} runs (false, the default, as
-     * ScheduledThreadPoolExecutor's). A task cancelled while it waits in
-     * the wheel leaves it at once in either case: the wheel pays nothing
-     * for it, where ScheduledThreadPoolExecutor keeps it until its delay
-     * has passed unless this is true.
+     * Whether a cancelled task is let go of at its cancel (true), or may be
+     * kept until its delay would have passed or {@link #purge()} runs
+     * (false, the default, as ScheduledThreadPoolExecutor's). It leaves the
+     * counts and the queue's view at its cancel in either case. Queued for
+     * a thread, it leaves the pool's queue then (true) or when a thread
+     * takes it (false). In the wheel, the timer's worker lets go of it at
+     * its next round: with true, the cancels wake it about every
+     * {@value #CANCELS_PER_WAKE} of a thread, and when nothing is left
+     * pending; with false, only the latter, and it otherwise wakes
+     * for the next schedule, deadline or far bucket, where
+     * ScheduledThreadPoolExecutor keeps the task until its delay has
+     * passed.
      */
     public void setRemoveOnCancelPolicy(boolean value) {
         removeOnCancel = value;

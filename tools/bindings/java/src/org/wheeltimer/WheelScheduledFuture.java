@@ -40,8 +40,8 @@ import java.util.concurrent.locks.LockSupport;
  * timer hands the task over (one compare-and-set against its cancel), the
  * future's whether the task runs and how it ended. {@link #done()}, called
  * once the future completes, fails or is cancelled, cancels the timeout
- * and leaves the executor's count of live tasks: a cancelled task leaves
- * the engine and the executor at once, and nothing else holds it.
+ * and leaves the executor's count of live tasks: nothing else holds a
+ * cancelled task once the timer's worker has let go of it.
  *
  * <p>{@link #isCancelled()} and {@link #cancel()}, which {@link Timeout}
  * and {@link java.util.concurrent.Future} share or resemble, are the

@@ -776,6 +776,28 @@ public final class WheelTimer implements Timer {
     }
 
     /**
+     * WheelScheduledExecutor's purge(): the worker lets go of every timeout
+     * cancelled so far (see {@link Worker#purge()}); nothing once stopped.
+     */
+    void purge() {
+        if (isWorkerThread()) {
+            worker.purge();
+            return;
+        }
+        if (handOver.state() != HandOver.STARTED) {
+            return;
+        }
+        try {
+            onWorker(() -> {
+                worker.purge();
+                return null;
+            });
+        } catch (IllegalStateException stopped) {
+            // Stopped meanwhile: it holds nothing.
+        }
+    }
+
+    /**
      * WheelScheduledExecutor's: the timeouts pending in the engine, and
      * those not yet handed to it (see {@link Worker#pending()}); none if the
      * worker never started.

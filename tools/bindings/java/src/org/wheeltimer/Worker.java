@@ -621,12 +621,13 @@ final class Worker implements Runnable, HandOver.Round {
     }
 
     /**
-     * The counters. Called from outside a task, it first hands what is
-     * pushed to the engine and submits it, so that the engine's counters
-     * include it; from a task (a round is being run, when nothing may be
-     * queued), the engine's counters are as the round found them.
+     * Lets go of every timeout cancelled so far: called from outside a task,
+     * it hands what is pushed to the engine (the cancels of the timeouts it
+     * has) and submits it; and it drops the cancelled far adds it holds.
+     * From a task (a round is being run, when nothing may be queued), only
+     * the latter.
      */
-    WheelTimerStats stats() {
+    void purge() {
         if (!inRound) {
             handOver(false);
             int res = Native.submit(ctx);
@@ -634,13 +635,22 @@ final class Worker implements Runnable, HandOver.Round {
                 throw Native.error("wheeltimer_submit", res);
             }
         }
+        farHold.compact(dropCancelled);
+    }
+
+    /**
+     * The counters, after a {@link #purge()}: the engine's include what was
+     * pushed, unless called from a task, when they are as the round found
+     * them.
+     */
+    WheelTimerStats stats() {
+        purge();
         long[] s = new long[Native.STAT_WORDS];
         int res = Native.stats(ctx, s);
         if (res < 0) {
             throw Native.error("wheeltimer_stats", res);
         }
         // The far adds held count as the engine's: added, and live.
-        farHold.compact(dropCancelled);
         long held = farHold.size();
         return new WheelTimerStats(timer.engine(), s[Native.STAT_RESOLUTION],
                                    s[Native.STAT_MAX_PENDING], s[Native.STAT_LIVE] + held,

@@ -218,6 +218,40 @@ class WheelScheduledExecutorTest {
         assertEquals(0, e.stats().live(), "out of the engine");
     }
 
+    /**
+     * With the default policy a cancel wakes the timer's worker only once
+     * nothing is left pending, so here, as many tasks kept as cancelled,
+     * the worker keeps the cancelled ones until a round of its own lets go
+     * of them: for tasks 130 s away, which its far hold keeps, that is their
+     * bucket's release, after the 120 s this waits. purge() has it let go
+     * of them at once.
+     */
+    @ParameterizedTest(name = "due in {0} s")
+    @ValueSource(longs = {3600, 130})
+    void purgeLetsGoOfTheCancelledTasksWhileOthersWait(long seconds) {
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
+        int n = 2000;
+        List<ScheduledFuture<?>> kept = new ArrayList<>();
+        List<WeakReference<ScheduledFuture<?>>> refs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            kept.add(e.schedule(() -> { }, seconds, TimeUnit.SECONDS));
+            refs.add(new WeakReference<>(e.schedule(() -> { }, seconds, TimeUnit.SECONDS)));
+        }
+        Probe.eventually(() -> e.stats().live() == 2 * n, "the engine holds the tasks");
+        for (WeakReference<ScheduledFuture<?>> r : refs) {
+            ScheduledFuture<?> f = r.get();
+            assertTrue(f != null && f.cancel(false));
+        }
+        e.purge();
+        Probe.eventually(() -> {
+            System.gc();
+            return refs.stream().allMatch(r -> r.get() == null);
+        }, "every cancelled future collected");
+        assertEquals(n, e.getQueue().size(), "the others wait");
+        assertEquals(n, e.stats().live());
+        assertTrue(kept.stream().noneMatch(ScheduledFuture::isDone));
+    }
+
     @Test
     void tasksRunOnTheCallersExecutorWhichShutdownLeavesRunning() throws Exception {
         ExecutorService theirs = track(Executors.newFixedThreadPool(2, r -> new Thread(r, "theirs")));
