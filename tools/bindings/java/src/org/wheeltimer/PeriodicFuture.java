@@ -93,14 +93,16 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
     }
 
     /**
-     * The timeout of this future is {@code t}; if the future was cancelled
-     * meanwhile, so is {@code t} (whichever of this and done() comes
-     * second sees the other: both write, then read, volatile fields).
+     * The timeout of this future is {@code t}, which the timer counts; if
+     * the future was cancelled meanwhile, so is {@code t} (whichever of
+     * this and done() comes second sees the other: both write, then read,
+     * volatile fields).
      */
     void armed(WheelTimeout t) {
+        executor.periodicTimeouts(1);
         timeout = t;
         if (isDone()) {
-            t.cancel();
+            cancelArmed(t);
             TIMEOUT.setRelease(this, null);
         }
     }
@@ -112,7 +114,14 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
         if (t != null) {
             // Only to let the timeout go: no ordering needed.
             TIMEOUT.setRelease(this, null);
-            t.cancel();
+            cancelArmed(t);
+        }
+    }
+
+    /** Cancels {@code t}: the timer no longer counts it, if it did until now. */
+    private void cancelArmed(WheelTimeout t) {
+        if (t.cancel()) {
+            executor.periodicTimeouts(-1);
         }
     }
 
@@ -143,6 +152,10 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
     /** The timer's worker, at each firing. */
     @Override
     public void run(Timeout t) {
+        if (period < 0) {
+            // A fixed delay's one-shot timeout: the timer no longer counts it.
+            executor.periodicTimeouts(-1);
+        }
         if (period > 0) {
             long due = 1 + ((WheelTimeout) t).lastOverruns();
             if ((long) OWED.getAndAdd(this, due) != 0) {

@@ -32,6 +32,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A {@link ScheduledExecutorService} on libwheeltimer: a drop-in for
@@ -63,8 +64,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code execute}. A task with no delay goes straight to the pool.
  *
  * <p>A delayed task is one object: its future is the timer's timeout. A
- * schedule allocates it, counts it live (a striped counter) and pushes it
- * to the timer (lock-free, as {@code newTimeout()}); a cancel is the
+ * schedule allocates it and pushes it to the timer (lock-free, as
+ * {@code newTimeout()}), whose count of pending timeouts counts it live
+ * until the hand-over at its deadline; a cancel is the
  * reverse, also O(1) with no lookup: the cancelled task leaves the count
  * and the queue at once, and the timer lets go of it at its worker's next
  * round (see {@link #setRemoveOnCancelPolicy} for when that comes).
@@ -163,14 +165,17 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     /** What getQueue() returns. */
     private final TaskQueueView queueView;
     /**
-     * The live tasks' count (see {@link #liveTasks()}) and those of them
-     * out of the wheel (see {@link WheelScheduledFuture#OUT}), in cells
+     * The count of the live tasks the timer does not count (see
+     * {@link #liveTasks()}) and of the tasks out of the wheel (see
+     * {@link WheelScheduledFuture#OUT}), in cells
      * {@link #CELL_LONGS} apart from index {@code CELL_LONGS}: a cell's
      * count, its cancels since the last wake (see noteCancel()), its count
      * out of the wheel.
      */
     private final long[] live;
     private final int liveMask;
+    /** The periodic tasks' timeouts the timer counts (see {@link #periodicTimeouts(long)}). */
+    private final AtomicLong periodicTimeouts = new AtomicLong();
     private final CountDownLatch terminated = new CountDownLatch(1);
 
     @SuppressWarnings("unused")
@@ -408,7 +413,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
         if (initial == 0 && fixedRate) {
             f.oweFirstRun();
         }
-        if (!admit(f, false)) {
+        if (!admit(f)) {
             return reject(f, null);
         }
         if (initial > 0 || fixedRate) {
@@ -437,16 +442,24 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     }
 
     /**
-     * A task with a delay, its deadline made: counted live, then given to the
-     * timer as its own timeout.
+     * A task with a delay, its deadline made: counted live by the timer, the
+     * state read (as admit() does), then given to the timer as its own
+     * timeout.
      */
     private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f, long delay) {
-        if (!admit(f, true)) {
+        f.register(true);
+        try {
+            timer.count();
+        } catch (RejectedExecutionException | IllegalStateException e) {
+            return reject(f, e);
+        }
+        if (state != RUNNING) {
+            timer.uncount();
             return reject(f, null);
         }
         try {
             timer.add(f, delay);
-        } catch (RejectedExecutionException | IllegalStateException e) {
+        } catch (IllegalStateException e) {
             return reject(f, e);
         }
         prestart();
@@ -474,7 +487,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
      */
     private <V> ScheduledFuture<V> immediate(WheelScheduledFuture<V> f) {
         if (callers != null) {
-            if (!admit(f, false)) {
+            if (!admit(f)) {
                 return reject(f, null);
             }
             markOut(f);
@@ -493,14 +506,14 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     }
 
     /**
-     * Counts {@code f} live ({@code timed}: it is to be the timer's
-     * timeout), then checks that the executor still takes tasks: in that
-     * order, so that a shutdown() that did not see the count is seen here
-     * (see {@link #liveTasks()}). False if it does not: {@code f} is to be
-     * rejected.
+     * Counts {@code f} live, a task that is not to be the timer's timeout
+     * (a delayed one is counted by the timer), then checks that the
+     * executor still takes tasks: in that order, so that a shutdown() that
+     * did not see the count is seen here (see {@link #liveTasks()}). False
+     * if it does not: {@code f} is to be rejected.
      */
-    private boolean admit(WheelScheduledFuture<?> f, boolean timed) {
-        f.register(timed);
+    private boolean admit(WheelScheduledFuture<?> f) {
+        f.register(false);
         count(1);
         return state == RUNNING;
     }
@@ -523,9 +536,8 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
      * would, with a message that says why (and no call to toString()).
      */
     private <V> ScheduledFuture<V> reject(WheelScheduledFuture<V> f, RuntimeException cause) {
-        if ((uncount(f.unregisterRefused()) & WheelScheduledFuture.LIVE) != 0) {
-            tryTerminate();
-        }
+        uncount(f.withdraw());
+        tryTerminate();
         RejectedExecutionHandler h = handler;
         if (h.getClass() == ThreadPoolExecutor.AbortPolicy.class) {
             if (cause instanceof RejectedExecutionException r && state == RUNNING) {
@@ -607,16 +619,26 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     }
 
     /**
-     * The tasks counted live: registered and neither done nor given back by
-     * shutdownNow(). Exact once no schedule can succeed any more (after
-     * shutdown()): every task that was admitted counted itself before it
-     * read the state, so a sum that reads the state's change after it sees
-     * its count; a task refused by the state takes its count back in its
-     * own thread's cell, so that a sum never sees the taking back without
-     * the count.
+     * Zero once no task is live (registered and neither done nor given back
+     * by shutdownNow()), what termination waits for: the timer's pending
+     * timeouts (the delayed tasks until their hand-over, and the periodic
+     * tasks' timeouts, which the executor also counts), then the executor's
+     * count. Exact once no schedule can succeed any more (after shutdown()):
+     * every task that was admitted was counted before it read the state, so
+     * a sum that reads the state's change after it sees its count; a task
+     * refused by the state takes its count back in the same counter, so
+     * that a sum never sees the taking back without the count. Read in that
+     * order: a delayed task is counted by the executor before the timer
+     * stops counting it ({@link #expiring}), so a sum never misses it.
      */
     private long liveTasks() {
-        return sum(0);
+        long timed = timer.pendingTimeouts();
+        return timed + sum(0);
+    }
+
+    /** The delayed tasks the timer counts: its pending timeouts less the periodic tasks'. */
+    private long delayedInTimer() {
+        return Math.max(0, timer.pendingTimeouts() - periodicTimeouts.get());
     }
 
     private long sum(int word) {
@@ -633,7 +655,18 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
      * handed over or scheduled meanwhile; two sums of cells, no lock.
      */
     private long inWheel() {
-        return Math.max(0, liveTasks() - sum(CELL_OUT));
+        long delayed = delayedInTimer();
+        return Math.max(0, delayed + sum(0) - sum(CELL_OUT));
+    }
+
+    /**
+     * A periodic task's timeout joined (1) or left (-1) the timer's count:
+     * armed, or fired, or cancelled. (One that ends by itself, at the
+     * engine's last deadline, or that the engine refuses, stays counted
+     * here, for the view's size only.)
+     */
+    void periodicTimeouts(long delta) {
+        periodicTimeouts.addAndGet(delta);
     }
 
     /**
@@ -670,6 +703,10 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
      */
     void handOver(WheelScheduledFuture<?> f) {
         if (f.isDone()) {
+            // Cancelled as it expired: the timer's count was perhaps the last.
+            if (state != RUNNING) {
+                tryTerminate();
+            }
             return;
         }
         markOut(f);
@@ -767,19 +804,38 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
      * perhaps the executor can terminate.
      */
     void finished(WheelScheduledFuture<?> f) {
-        int was = uncount(f.unregister());
+        int was = f.flags();
+        if ((was & (WheelScheduledFuture.LIVE | WheelScheduledFuture.OUT)) != 0) {
+            was = uncount(f.unregister());
+        }
         if (f.isCancelled()) {
             boolean remove = removeOnCancel || (was & WheelScheduledFuture.REMOVING) != 0;
-            // Not in the wheel (a task with no delay never was): perhaps in the pool's queue.
+            // Out of the wheel, or never in it (a task with no delay): perhaps in the pool's queue.
             if (remove && callers == null
-                    && (was & (WheelScheduledFuture.LIVE | WheelScheduledFuture.OUT))
-                       != WheelScheduledFuture.LIVE) {
+                    && ((was & WheelScheduledFuture.OUT) != 0
+                        || (was & (WheelScheduledFuture.ARMED | WheelScheduledFuture.LIVE)) == 0)) {
                 poolQueue.remove(f);
             }
             noteCancel(remove);
         }
-        if ((was & WheelScheduledFuture.LIVE) != 0 && state != RUNNING) {
+        if (state != RUNNING) {
             tryTerminate();
+        }
+    }
+
+    /**
+     * The timer's worker, as {@code f}'s timeout expires: the executor
+     * counts it live and out before the timer stops counting it, so that
+     * {@link #liveTasks()} never misses it. Done meanwhile (cancelled), it
+     * is taken off again by whichever of this and its finished() sees the
+     * other (each writes, then reads, volatile fields).
+     */
+    void expiring(WheelScheduledFuture<?> f) {
+        count(1);
+        countOut(1);
+        f.markHandedOver();
+        if (f.isDone()) {
+            uncount(f.unregister());
         }
     }
 
@@ -939,9 +995,11 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
                 }
             }
         }
+        // The timer has stopped: it counts no periodic task's timeout.
+        periodicTimeouts.set(0);
         for (Runnable r : never) {
             if (r instanceof WheelScheduledFuture<?> f) {
-                uncount(f.unregister());
+                uncount(f.withdraw());
             }
         }
         tryTerminate();
@@ -1145,7 +1203,8 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
      * caller's executor, also the tasks with no delay given to it).
      */
     public long pendingTasks() {
-        return liveTasks();
+        long delayed = delayedInTimer();
+        return delayed + sum(0);
     }
 
     /** The most delayed tasks pending at once ({@code maxPendingTimeouts}). */

@@ -59,15 +59,23 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     private static final int INTERRUPTED = 6;
 
     /* The bits of flags. */
-    /** The timer is given this future as its timeout: done() must cancel it. */
+    /**
+     * The timer is given this future as its timeout: done() must cancel it.
+     * While it waits there, the timer's count of pending timeouts counts it
+     * live (see WheelScheduledExecutor's liveTasks()).
+     */
     static final int ARMED = 1;
-    /** Counted among the executor's live tasks, until {@link #unregister()}. */
+    /**
+     * Counted in the executor's own count of live tasks, until
+     * {@link #unregister()}: a task with no delay or a periodic one from its
+     * schedule, a delayed one from its hand-over ({@link #expiring()}).
+     */
     static final int LIVE = 2;
     /**
-     * Live and out of the wheel: handed to the pool (queued or running), or
-     * to a caller's executor; counted apart, so that the executor's queue
-     * is the live tasks that are not out, and those queued in its pool.
-     * Set only while LIVE, cleared with it.
+     * Out of the wheel: handed to the pool (queued or running), or to a
+     * caller's executor; counted apart, so that the executor's queue is
+     * the live tasks that are not out, and those queued in its pool. Set
+     * only while LIVE (or with it), cleared with it.
      */
     static final int OUT = 4;
     /** Cancelled by the executor's remove(): it leaves the pool's queue too, whatever the policy. */
@@ -140,16 +148,35 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     }
 
     /**
-     * The executor counts this among its live tasks, and gives it to the
-     * timer as its timeout if {@code timed}: before the future is seen by
-     * another thread. Nothing can complete it before the timer has it
-     * (neither its caller nor the pool has it yet, and shutdown() and
-     * shutdownNow() find it only in the timer), so that done() finds the
-     * timeout in the timer, to cancel, or expired.
+     * To be given to the timer as its timeout ({@code timed}), which then
+     * counts it live, or else counted live by the executor: before the
+     * future is seen by another thread. Nothing can complete it before the
+     * timer has it (neither its caller nor the pool has it yet, and
+     * shutdown() and shutdownNow() find it only in the timer), so that
+     * done() finds the timeout in the timer, to cancel, or expired.
      */
     final void register(boolean timed) {
         // Plain: the timer's push (or the pool's queue) publishes it.
-        FLAGS.set(this, timed ? LIVE | ARMED : LIVE);
+        FLAGS.set(this, timed ? ARMED : LIVE);
+    }
+
+    /** The flags, read once. */
+    final int flags() {
+        return flags;
+    }
+
+    /**
+     * The timer's worker, as this timeout expires, before the timer stops
+     * counting it: the executor counts it instead, live and out.
+     */
+    @Override
+    final void expiring() {
+        executor.expiring(this);
+    }
+
+    /** From the timer's count to the executor's: live and out, and returns the flags it had. */
+    final int markHandedOver() {
+        return (int) FLAGS.getAndBitwiseOr(this, LIVE | OUT);
     }
 
     /** No longer counted live, nor out; returns the flags it had (LIVE and OUT once only, REMOVING). */
@@ -158,10 +185,11 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     }
 
     /**
-     * The timer never took it (its schedule was refused): no longer counted,
-     * and done() has no timeout to cancel.
+     * The timer never took it (its schedule was refused), or gave it back
+     * (shutdownNow()): no longer counted, and done() has no timeout to
+     * cancel, nor is it in the wheel.
      */
-    final int unregisterRefused() {
+    final int withdraw() {
         return (int) FLAGS.getAndBitwiseAnd(this, ~(LIVE | OUT | ARMED));
     }
 
@@ -196,9 +224,13 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
         return (flags & REMOVING) != 0;
     }
 
-    /** Live, waiting in the wheel for its time (neither handed over nor done). */
+    /**
+     * Waiting in the wheel for its time, live: the timer's timeout or a
+     * periodic task between runs, neither handed over, given back nor done.
+     */
     final boolean isInWheel() {
-        return (flags & (LIVE | OUT)) == LIVE && fstate == NEW;
+        int f = flags;
+        return (f & (ARMED | LIVE)) != 0 && (f & OUT) == 0 && fstate == NEW;
     }
 
     /**

@@ -218,6 +218,13 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
         return move(ST_RUNNING, last ? ST_EXPIRED : ST_INIT);
     }
 
+    /**
+     * The worker's, as a one-shot timeout expires, just before the timer
+     * stops counting it as pending and runs its task.
+     */
+    void expiring() {
+    }
+
     /** What describes the timeout beyond its deadline, for {@link #toString()}. */
     void describe(StringBuilder b) {
     }

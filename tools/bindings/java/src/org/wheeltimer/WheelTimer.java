@@ -608,17 +608,32 @@ public final class WheelTimer implements Timer {
     }
 
     /**
-     * WheelScheduledExecutor's: schedules {@code t}, a timeout it made
-     * itself (one of its futures, its own task) with {@link #deadlineIn}
-     * {@code delay} ns from now, as {@code newTimeout()} schedules the one
-     * it makes (deadline - delay stands for the reading of the clock, so
-     * that a schedule reads it once).
+     * WheelScheduledExecutor's: counts a timeout it is about to
+     * {@link #add}, as {@code newTimeout()} counts the one it makes, so
+     * that {@link #pendingTimeouts()} includes it from here on.
      *
      * @throws RejectedExecutionException if {@link #pendingTimeouts()} is at the limit
      * @throws IllegalStateException      if the timer has been stopped
      */
-    void add(WheelTimeout t, long delay) {
+    void count() {
         admit();
+    }
+
+    /** WheelScheduledExecutor's: takes back a {@link #count()} for a timeout it will not add. */
+    void uncount() {
+        handOver.countDown();
+    }
+
+    /**
+     * WheelScheduledExecutor's: schedules {@code t}, counted by
+     * {@link #count()}, a timeout it made itself (one of its futures) with
+     * {@link #deadlineIn} {@code delay} ns from now, as {@code newTimeout()}
+     * schedules the one it makes (deadline - delay stands for the reading of
+     * the clock, so that a schedule reads it once).
+     *
+     * @throws IllegalStateException if the timer has been stopped (then uncounted)
+     */
+    void add(WheelTimeout t, long delay) {
         hand(t, t.deadline - delay);
     }
 

@@ -502,6 +502,7 @@ final class Worker implements Runnable, HandOver.Round {
             due[dueNext++] = null;
             if (t.expire()) {
                 firedAtOnce++;
+                t.expiring();
                 handOver.ended();
                 run(t);
             } else {
@@ -543,6 +544,7 @@ final class Worker implements Runnable, HandOver.Round {
             release(t);
             if (t.expire()) {
                 // Uncounted before it runs, as HashedWheelTimer does.
+                t.expiring();
                 handOver.ended();
                 run(t);
             }

@@ -341,6 +341,33 @@ class WheelScheduledExecutorTest {
     }
 
     /**
+     * The same race after shutdown(), which lets the delayed tasks run: the
+     * tasks are cancelled as the timer's worker hands them over, so that
+     * the last count to go is often the timer's, as its worker lets go of
+     * a task it found cancelled; that must let the executor terminate too.
+     */
+    @Test
+    void cancelsRacingTheHandOversAfterShutdownLetItTerminate() throws Exception {
+        for (int round = 0; round < 100; round++) {
+            WheelScheduledExecutor e = new WheelScheduledExecutor(2);
+            List<ScheduledFuture<?>> futures = new ArrayList<>();
+            long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5);
+            for (int i = 0; i < 2000; i++) {
+                futures.add(e.schedule(() -> { }, due - System.nanoTime(), TimeUnit.NANOSECONDS));
+            }
+            e.shutdown();
+            while (System.nanoTime() < due) {
+                Thread.onSpinWait();
+            }
+            for (ScheduledFuture<?> f : futures) {
+                f.cancel(false);
+            }
+            assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS),
+                       "round " + round + ": the executor terminates");
+        }
+    }
+
+    /**
      * A delayed task's future is its timer timeout: seen as a Netty
      * Timeout, its cancel() cancels the future, and isCancelled() is the
      * future's.
