@@ -150,7 +150,7 @@ final class HandOver extends HandOverEndedLine {
     static final long FOREVER = Long.MAX_VALUE;
 
     /** A slot the worker consumed and cleared: no push fills it again. */
-    static final WheelTimeout CONSUMED = new WheelTimeout(null, null, 0);
+    static final WheelTimeout CONSUMED = new TaskTimeout(null, null, 0);
 
     /**
      * Slots per segment: a new segment (a reference and a long a slot,

@@ -14,7 +14,7 @@ import io.netty.util.TimerTask;
  * {@link WheelTimer#scheduleWithFixedDelay}: its slack, its period and how
  * its runs went. The worker writes the counts; any thread reads them.
  */
-final class SlackOrPeriodicTimeout extends WheelTimeout {
+final class SlackOrPeriodicTimeout extends TaskTimeout {
     /** The slack in ns. */
     final long slack;
     /** The period in ns, 0 for a one-shot timeout. */

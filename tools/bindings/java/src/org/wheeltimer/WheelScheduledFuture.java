@@ -114,13 +114,13 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     /* The future. */
     private volatile int fstate;
     /**
-     * The task: a {@link Callable}, else a {@link Runnable} (one that is
-     * both was given as a Runnable in an adapter); null once the future is
-     * done.
+     * The task until the future is done: a {@link Callable}, else a
+     * {@link Runnable} (one that is both was given as a Runnable in an
+     * adapter). Then the result, or the exception get() reports, or null
+     * (cancelled): one field for both, as FutureTask lets go of its task
+     * once done.
      */
     private Object work;
-    /** The result, or the exception get() reports. */
-    private Object outcome;
     /** The thread running the task, null when none. */
     private volatile Thread runner;
     /** Threads waiting in get(). */
@@ -131,13 +131,13 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
 
     /** A task due at {@code time}, the deadline of its timeout (one-shot) or of its first run. */
     WheelScheduledFuture(WheelScheduledExecutor executor, Callable<V> callable, long time) {
-        super(executor.timer(), null, time);
+        super(time);
         this.executor = executor;
         this.work = callable;
     }
 
     WheelScheduledFuture(WheelScheduledExecutor executor, Runnable runnable, long time) {
-        super(executor.timer(), null, time);
+        super(time);
         this.executor = executor;
         this.work = runnable instanceof Callable ? Executors.callable(runnable) : runnable;
     }
@@ -256,6 +256,12 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
         if ((flags & ARMED) != 0) {
             super.cancel();
         }
+    }
+
+    /** The timeout's timer: the executor's. */
+    @Override
+    public WheelTimer timer() {
+        return executor.timer();
     }
 
     /** The timeout's task is the future itself. */
@@ -419,7 +425,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
 
     private void set(V v) {
         if (FSTATE.compareAndSet(this, NEW, COMPLETING)) {
-            outcome = v;
+            work = v;
             FSTATE.setRelease(this, NORMAL);
             finishCompletion();
         }
@@ -427,7 +433,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
 
     private void setException(Throwable e) {
         if (FSTATE.compareAndSet(this, NEW, COMPLETING)) {
-            outcome = e;
+            work = e;
             FSTATE.setRelease(this, EXCEPTIONAL);
             finishCompletion();
         }
@@ -439,6 +445,8 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
                                                     mayInterruptIfRunning ? INTERRUPTING : CANCELLED))) {
             return false;
         }
+        // Let go of the task: a run under way holds its own reference.
+        work = null;
         try {
             if (mayInterruptIfRunning) {
                 try {
@@ -496,7 +504,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
 
     @SuppressWarnings("unchecked")
     private V report(int s) throws ExecutionException {
-        Object x = outcome;
+        Object x = work;
         if (s == NORMAL) {
             return (V) x;
         }
@@ -506,7 +514,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
         throw new ExecutionException((Throwable) x);
     }
 
-    /** Wakes the waiters, calls done(), lets the task go. */
+    /** Wakes the waiters and calls done(). */
     private void finishCompletion() {
         for (WaitNode q; (q = waiters) != null; ) {
             if (WAITERS.weakCompareAndSet(this, q, null)) {
@@ -527,7 +535,6 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
             }
         }
         done();
-        work = null;
     }
 
     /** Completed, failed or cancelled: release the timeout and leave the executor. */
@@ -624,16 +631,18 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
             status = "[Completed normally]";
             break;
         case EXCEPTIONAL:
-            status = "[Completed exceptionally: " + outcome + "]";
+            status = "[Completed exceptionally: " + work + "]";
             break;
         case CANCELLED:
         case INTERRUPTING:
         case INTERRUPTED:
             status = "[Cancelled]";
             break;
+        case NEW:
+            status = "[Not completed, task = " + work + "]";
+            break;
         default:
-            Object task = work;
-            status = task == null ? "[Not completed]" : "[Not completed, task = " + task + "]";
+            status = "[Not completed]";
         }
         return getClass().getSimpleName() + "@" + Integer.toHexString(hashCode()) + status;
     }

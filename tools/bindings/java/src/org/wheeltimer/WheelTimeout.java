@@ -35,12 +35,15 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  *
  * <h2>Size</h2>
  *
- * A one-shot timeout without slack, what {@code newTimeout()} makes, holds
- * only what every timeout needs: 48 bytes with compressed references
+ * This class holds what every timeout needs: its deadline, state and
+ * handle. A one-shot timeout without slack, what {@code newTimeout()}
+ * makes, adds its timer and task: 40 bytes with compressed references
  * (Netty's {@code HashedWheelTimeout}: 56). Slack, a period and the counts
- * of a periodic timeout live in a subclass that only such timeouts pay for.
+ * of a periodic timeout live in a subclass that only such timeouts pay
+ * for; a task of {@link WheelScheduledExecutor} is its own timeout, and
+ * finds its timer through its executor.
  */
-public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeout, WheelScheduledFuture {
+public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout, WheelScheduledFuture {
     /*
      * The state: a phase in the low bits, TAKEN, and the worker's slot. A
      * periodic timeout goes INIT -> RUNNING -> INIT for each run. TAKEN is
@@ -64,29 +67,21 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
     private static final AtomicIntegerFieldUpdater<WheelTimeout> STATE =
             AtomicIntegerFieldUpdater.newUpdater(WheelTimeout.class, "state");
 
-    private final WheelTimer timer;
-    private final TimerTask task;
     /** The first deadline, absolute in ns on the timer's clock. */
     final long deadline;
     private volatile int state;
     /** The worker's: the library's handle, 0 until the engine has the timeout. */
     long handle;
 
-    WheelTimeout(WheelTimer timer, TimerTask task, long deadline) {
-        this.timer = timer;
-        this.task = task;
+    WheelTimeout(long deadline) {
         this.deadline = deadline;
     }
 
     @Override
-    public WheelTimer timer() {
-        return timer;
-    }
+    public abstract WheelTimer timer();
 
     @Override
-    public TimerTask task() {
-        return task;
-    }
+    public abstract TimerTask task();
 
     /**
      * {@code true} once a one-shot task has been handed to the worker to run
@@ -119,7 +114,7 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
                 return false;
             }
             if (STATE.compareAndSet(this, s, (s & ~PHASE) | ST_CANCELLED)) {
-                timer.handOver.cancelled(this, (s & TAKEN) != 0);
+                timer().handOver.cancelled(this, (s & TAKEN) != 0);
                 return true;
             }
         }
@@ -231,7 +226,7 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
 
     @Override
     public String toString() {
-        long remaining = deadline - timer.nanoTime();
+        long remaining = deadline - timer().nanoTime();
         StringBuilder b = new StringBuilder(96).append("WheelTimeout(deadline: ");
         if (remaining > 0) {
             b.append(remaining).append(" ns later");
@@ -246,6 +241,6 @@ public sealed class WheelTimeout implements Timeout permits SlackOrPeriodicTimeo
         } else if (isExpired()) {
             b.append(", expired");
         }
-        return b.append(", task: ").append(task).append(')').toString();
+        return b.append(", task: ").append(task()).append(')').toString();
     }
 }

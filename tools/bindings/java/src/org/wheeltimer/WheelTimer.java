@@ -478,7 +478,7 @@ public final class WheelTimer implements Timer {
         Objects.requireNonNull(unit, "unit");
         long deadline = deadlineAfter(now, unit.toNanos(delay));
         admit();
-        return hand(new WheelTimeout(this, task, deadline), now);
+        return hand(new TaskTimeout(this, task, deadline), now);
     }
 
     /**
@@ -561,7 +561,7 @@ public final class WheelTimer implements Timer {
         long deadline = deadlineAfter(now, unit.toNanos(delay));
         admit();
         if (slackNanos == 0 && mode == 0) {
-            return hand(new WheelTimeout(this, task, deadline), now);
+            return hand(new TaskTimeout(this, task, deadline), now);
         }
         return hand(new SlackOrPeriodicTimeout(this, task, deadline, slackNanos, periodNanos, mode),
                     now);

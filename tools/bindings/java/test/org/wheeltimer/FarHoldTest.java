@@ -31,7 +31,7 @@ class FarHoldTest {
     private final List<WheelTimeout> dropped = new ArrayList<>();
 
     private static WheelTimeout at(long deadline) {
-        return new WheelTimeout(null, null, deadline);
+        return new TaskTimeout(null, null, deadline);
     }
 
     /** Holds only what is due two buckets or more after now's, and within reach. */

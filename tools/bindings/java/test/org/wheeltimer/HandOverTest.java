@@ -63,7 +63,7 @@ class HandOverTest {
         long horizon = 1_000_000;
         List<WheelTimeout> far = new ArrayList<>();
         for (int i = 0; i < 4 * HandOver.SLOTS + 10; i++) {
-            WheelTimeout t = new WheelTimeout(null, null, FAR);
+            WheelTimeout t = new TaskTimeout(null, null, FAR);
             far.add(t);
             assertTrue(h.add(t, 0));
         }
@@ -80,7 +80,7 @@ class HandOverTest {
                 want.add(far.get(i));
             }
         }
-        WheelTimeout near = new WheelTimeout(null, null, 10);
+        WheelTimeout near = new TaskTimeout(null, null, 10);
         assertTrue(h.add(near, 0));
         assertEquals(1, h.drain(horizon, round), "the one new add");
         want.add(near);
@@ -105,16 +105,16 @@ class HandOverTest {
         h.closing = true;
         long horizon = 1_000_000;
         Given round = new Given();
-        WheelTimeout taken = new WheelTimeout(null, null, 10);
+        WheelTimeout taken = new TaskTimeout(null, null, 10);
         assertTrue(h.add(taken, 0));
         assertEquals(1, h.drain(horizon, round));
-        WheelTimeout far = new WheelTimeout(null, null, FAR);
+        WheelTimeout far = new TaskTimeout(null, null, FAR);
         assertTrue(h.add(far, 0));
         assertEquals(0, h.drain(horizon, round), "held back");
         // The engine has the first: its cancel pushes it again; then a new add.
         assertTrue(taken.cancelOnStop());
         h.cancelled(taken, true);
-        WheelTimeout near = new WheelTimeout(null, null, 20);
+        WheelTimeout near = new TaskTimeout(null, null, 20);
         assertTrue(h.add(near, 0));
         round.calls.clear();
         round.cancels.clear();
@@ -135,7 +135,7 @@ class HandOverTest {
         h.closing = true;
         int pushed = 3 * HandOver.SLOTS + 5;
         for (int i = 0; i < pushed; i++) {
-            assertTrue(h.add(new WheelTimeout(null, null, 10), 0));
+            assertTrue(h.add(new TaskTimeout(null, null, 10), 0));
         }
         List<WheelTimeout> meanwhile = new ArrayList<>();
         Given round = new Given() {
@@ -143,7 +143,7 @@ class HandOverTest {
             public void add(WheelTimeout t, boolean wasHeld) {
                 super.add(t, wasHeld);
                 if (meanwhile.size() < 10 * HandOver.SLOTS) {
-                    WheelTimeout n = new WheelTimeout(null, null, 10);
+                    WheelTimeout n = new TaskTimeout(null, null, 10);
                     meanwhile.add(n);
                     assertTrue(h.add(n, 0));
                 }
@@ -169,7 +169,7 @@ class HandOverTest {
         HandOver h = new HandOver(0, false, Long.MAX_VALUE);
         h.closing = true;
         for (int i = 0; i < HandOver.SLOTS; i++) {
-            assertTrue(h.add(new WheelTimeout(null, null, FAR), 0));
+            assertTrue(h.add(new TaskTimeout(null, null, FAR), 0));
         }
         Given round = new Given();
         assertEquals(HandOver.SLOTS, h.drain(Long.MAX_VALUE, round));
@@ -179,7 +179,7 @@ class HandOverTest {
         h.sleep(HandOver.FOREVER, false);
         assertFalse(h.mayNotSleep(false), "a linked segment with nothing in it is no push");
         // It fills the first slot: that is a push.
-        assertTrue(h.add(new WheelTimeout(null, null, FAR), 0));
+        assertTrue(h.add(new TaskTimeout(null, null, FAR), 0));
         assertTrue(h.mayNotSleep(false), "the push into the linked segment");
         assertEquals(1, h.drain(Long.MAX_VALUE, round));
     }
