@@ -312,20 +312,27 @@ class WheelScheduledExecutorTest {
 
     /**
      * Termination racing the timer's last hand-overs: tasks due at once,
-     * cancelled as they fall due, then shutdown(). The timer's worker may be
-     * handing a task just cancelled to the pool (starting one of its threads,
-     * under the pool's lock) when the last cancel lets the executor
-     * terminate; stopping the timer from inside the pool's termination,
-     * under that lock, waited for the worker for ever.
+     * cancelled as they fall due, and shutdown(). After the cancels, the
+     * timer's worker may be handing a task just cancelled to the pool
+     * (starting one of its threads, under the pool's lock) when the last
+     * cancel lets the executor terminate; stopping the timer from inside
+     * the pool's termination, under that lock, waited for the worker for
+     * ever. Before them (the delayed tasks may still run), the last count
+     * to go is often the timer's, as its worker lets go of a task it found
+     * cancelled: that must let the executor terminate too.
      */
-    @Test
-    void terminationRacingTheLastHandOversCompletes() throws Exception {
+    @ParameterizedTest(name = "shutdown() before the cancels: {0}")
+    @ValueSource(booleans = {false, true})
+    void terminationRacingTheLastHandOversCompletes(boolean shutdownFirst) throws Exception {
         for (int round = 0; round < 100; round++) {
             WheelScheduledExecutor e = new WheelScheduledExecutor(2);
             List<ScheduledFuture<?>> futures = new ArrayList<>();
             long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5);
             for (int i = 0; i < 2000; i++) {
                 futures.add(e.schedule(() -> { }, due - System.nanoTime(), TimeUnit.NANOSECONDS));
+            }
+            if (shutdownFirst) {
+                e.shutdown();
             }
             // The cancels as the tasks fall due: some are being handed over.
             while (System.nanoTime() < due) {
@@ -335,33 +342,6 @@ class WheelScheduledExecutorTest {
                 f.cancel(false);
             }
             e.shutdown();
-            assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS),
-                       "round " + round + ": the executor terminates");
-        }
-    }
-
-    /**
-     * The same race after shutdown(), which lets the delayed tasks run: the
-     * tasks are cancelled as the timer's worker hands them over, so that
-     * the last count to go is often the timer's, as its worker lets go of
-     * a task it found cancelled; that must let the executor terminate too.
-     */
-    @Test
-    void cancelsRacingTheHandOversAfterShutdownLetItTerminate() throws Exception {
-        for (int round = 0; round < 100; round++) {
-            WheelScheduledExecutor e = new WheelScheduledExecutor(2);
-            List<ScheduledFuture<?>> futures = new ArrayList<>();
-            long due = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(5);
-            for (int i = 0; i < 2000; i++) {
-                futures.add(e.schedule(() -> { }, due - System.nanoTime(), TimeUnit.NANOSECONDS));
-            }
-            e.shutdown();
-            while (System.nanoTime() < due) {
-                Thread.onSpinWait();
-            }
-            for (ScheduledFuture<?> f : futures) {
-                f.cancel(false);
-            }
             assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS),
                        "round " + round + ": the executor terminates");
         }
