@@ -35,7 +35,6 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 
 import org.wheeltimer.LockedContext;
-import org.wheeltimer.WheelTimeout;
 import org.wheeltimer.WheelTimer;
 
 /**
@@ -845,14 +844,16 @@ public final class Bench {
             WheelTimer w = new WheelTimer();
             HashedWheelTimer h = new HashedWheelTimer();
             try {
+                Timeout wheel = null;
+                Timeout netty = null;
                 for (int i = 0; i < 10_000; i++) {
-                    w.newTimeout(NOP, 1, TimeUnit.HOURS);
-                    h.newTimeout(NOP, 1, TimeUnit.HOURS);
+                    wheel = w.newTimeout(NOP, 1, TimeUnit.HOURS);
+                    netty = h.newTimeout(NOP, 1, TimeUnit.HOURS);
                 }
+                // The classes newTimeout() makes (WheelTimeout is abstract).
                 String histogram = Histogram.read();
-                return new Sizes(bytesPerInstance(histogram, WheelTimeout.class.getName()),
-                                 bytesPerInstance(histogram,
-                                                  HashedWheelTimer.class.getName() + "$HashedWheelTimeout"));
+                return new Sizes(bytesPerInstance(histogram, wheel.getClass().getName()),
+                                 bytesPerInstance(histogram, netty.getClass().getName()));
             } finally {
                 w.stop();
                 h.stop();
