@@ -31,4 +31,9 @@ sealed class TaskTimeout extends WheelTimeout permits SlackOrPeriodicTimeout {
     public TimerTask task() {
         return task;
     }
+
+    @Override
+    public boolean cancel() {
+        return cancelVia(timer.handOver);
+    }
 }

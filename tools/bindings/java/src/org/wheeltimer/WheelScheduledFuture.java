@@ -254,7 +254,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     /** Its timeout is the timer's: done() cancels it. */
     void cancelTimeout() {
         if ((flags & ARMED) != 0) {
-            super.cancel();
+            cancelVia(executor.timer().handOver);
         }
     }
 

@@ -106,7 +106,13 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
      * Never blocks and makes no system call.
      */
     @Override
-    public boolean cancel() {
+    public abstract boolean cancel();
+
+    /**
+     * {@link #cancel()}, told to the hand-over of this timeout's timer: each
+     * subclass passes its own, so that a cancel makes no virtual call.
+     */
+    final boolean cancelVia(HandOver handOver) {
         for (;;) {
             int s = state;
             int phase = s & PHASE;
@@ -114,7 +120,7 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
                 return false;
             }
             if (STATE.compareAndSet(this, s, (s & ~PHASE) | ST_CANCELLED)) {
-                timer().handOver.cancelled(this, (s & TAKEN) != 0);
+                handOver.cancelled(this, (s & TAKEN) != 0);
                 return true;
             }
         }

@@ -23,6 +23,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import org.asynchttpclient.AsyncHttpClient;
@@ -208,16 +209,18 @@ public final class AhcBench {
     private static void burst(AsyncHttpClient client, String url, int n) throws InterruptedException {
         CountDownLatch done = new CountDownLatch(n);
         AtomicInteger failed = new AtomicInteger();
+        AtomicReference<String> first = new AtomicReference<>();
         for (int i = 0; i < n; i++) {
             client.executeRequest(Dsl.get(url + "/")).toCompletableFuture().whenComplete((res, err) -> {
                 if (err != null || res.getStatusCode() != 200) {
                     failed.incrementAndGet();
+                    first.compareAndSet(null, err != null ? err.toString() : "status " + res.getStatusCode());
                 }
                 done.countDown();
             });
         }
         if (!done.await(LONG_TIMEOUT_MS, TimeUnit.MILLISECONDS) || failed.get() != 0) {
-            throw new IllegalStateException(failed.get() + " requests failed");
+            throw new IllegalStateException(failed.get() + " requests failed, the first with " + first.get());
         }
     }
 
