@@ -724,7 +724,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
             return;
         }
         if (f.isCancelled() && callers == null && (removeOnCancel || f.isRemoved())) {
-            poolQueue.remove(f);
+            dequeue(f);
         }
     }
 
@@ -761,12 +761,23 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
             for (int i = 0; i < n; i++) {
                 WheelScheduledFuture<?> f = due[i];
                 if (f.isCancelled() && (removeOnCancel || f.isRemoved())) {
-                    poolQueue.remove(f);
+                    dequeue(f);
                 }
             }
         } finally {
             Arrays.fill(due, 0, n, null);
         }
+    }
+
+    /**
+     * Takes {@code f} out of the pool's queue through the pool's own
+     * remove(), which then tries the pool's termination: once the pool is
+     * shut down, its threads that wait for a task this took away would
+     * otherwise wait for ever (a cancelled task taken out by shutdown()'s
+     * policies, the remove-on-cancel policy, or remove()).
+     */
+    private boolean dequeue(WheelScheduledFuture<?> f) {
+        return super.remove(f);
     }
 
     /** A periodic task waits in the wheel again, for its next run. */
@@ -814,7 +825,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
             if (remove && callers == null
                     && ((was & WheelScheduledFuture.OUT) != 0
                         || (was & (WheelScheduledFuture.ARMED | WheelScheduledFuture.LIVE)) == 0)) {
-                poolQueue.remove(f);
+                dequeue(f);
             }
             noteCancel(remove);
         }
@@ -1051,7 +1062,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
                 // A thread that took it meanwhile runs it, if canRun() says so.
                 if (r instanceof WheelScheduledFuture<?> f
                         && (f.isCancelled() || f.isPeriodic() && !keepPeriodic)
-                        && poolQueue.remove(f)) {
+                        && dequeue(f)) {
                     f.cancel(false);
                 }
             }
