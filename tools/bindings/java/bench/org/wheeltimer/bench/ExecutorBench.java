@@ -60,7 +60,10 @@ import org.wheeltimer.WheelTimer;
  *     callers, the executor's own threads (the timer's worker, the pool)
  *     and the JVM's idle ones, the collector, the JIT's compilers, exact,
  *     and in instructions under QEMU's icount; a full collection before
- *     each measurement, the window filled. The same on a WheelTimer alone
+ *     each measurement, the window filled; counted from a worker that has
+ *     caught up with the filling to one that has caught up with the
+ *     operations (20 ms for it before and after: four callers on one CPU
+ *     leave it behind). The same on a WheelTimer alone
  *     (newTimeout + cancel): the floor under the executor, what the timer
  *     itself costs.
  * <li>schedule + cancel in a steady stream: one caller, 100 K and 1 M
@@ -100,6 +103,8 @@ public final class ExecutorBench {
     private static final AtomicInteger FACTORIES = new AtomicInteger();
     private static final Runnable NOP = () -> { };
     private static final long REQUEST_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** How long a worker is given to catch up, before and after a churn's window. */
+    private static final long SETTLE_MILLIS = 20;
     /** Where the monitoring reads' sum goes, so that the JIT keeps them. */
     private static long readSink;
 
@@ -539,7 +544,8 @@ public final class ExecutorBench {
      * Wall ns per cancel + schedule, {@code pending} in flight over
      * {@code threads} callers, each of which cancels a random one of its own;
      * {@code cpu[0]}: the process's CPU ns per operation (every thread's: the
-     * callers', the timer's, the collector's); {@code cpu[1 + k]}: that of
+     * callers', the timer's, the collector's), counted until the timer's
+     * worker has caught up with them; {@code cpu[1 + k]}: that of
      * the threads of {@link ThreadCpu.Kind} {@code k}, from their schedstat
      * (exact; instructions under icount).
      */
@@ -580,12 +586,17 @@ public final class ExecutorBench {
         // young generation falls in this measurement: the pending tasks
         // start old, as request timeouts of a running server are.
         System.gc();
+        // The CPU counted is the operations' whole: a worker's backlog is
+        // counted in the window whose callers pushed it, here and at its
+        // end (four callers on one CPU leave their worker behind).
+        Thread.sleep(SETTLE_MILLIS);
         Map<Integer, long[]> threadsBefore = ThreadCpu.snapshot();
         long cpuStart = processCpuNanos();
         long start = System.nanoTime();
         go.countDown();
         measured.await();
         long wall = System.nanoTime() - start;
+        Thread.sleep(SETTLE_MILLIS);
         double n = (long) opsPer * threads;
         cpu[0] = (processCpuNanos() - cpuStart) / n;
         long[] byKind = ThreadCpu.between(threadsBefore, ThreadCpu.snapshot());
