@@ -96,7 +96,8 @@ import java.util.function.Consumer;
  *     plainly.
  * <li><b>A hint is never wrong, only missing.</b> The deadline hint is
  *     written plainly after the slot: the worker may read 0, which means
- *     "look at the timeout itself" (a cancel's push writes none). Holding
+ *     "look at the timeout itself" (a cancel's push writes none; an add
+ *     whose deadline is still its delay writes {@link #AHEAD}, 9). Holding
  *     back by the hint is only a way not to touch the timeout: the pass
  *     over the adds held back decides by the timeout's own state whether
  *     it still has to be handed over, however the hint was read: the
@@ -129,6 +130,24 @@ import java.util.function.Consumer;
  *     to link the next segment and reads the link again (the worker may
  *     have drained the next one and severed this one meanwhile). Nothing else
  *     walks the chain from behind the worker's oldest position.
+ * <li><b>A delay the worker counts.</b> A newTimeout() due
+ *     {@link WheelTimer#AHEAD_NANOS} (a second) or more ahead reads no
+ *     clock while the worker sleeps: its timeout's deadline holds minus
+ *     its delay, and its push the hint {@link #AHEAD} ({@link #addAhead}).
+ *     The worker sets the deadline to a reading of the clock taken after
+ *     the pass that met the push, plus the delay: the last round's reading
+ *     ({@code heldAt}) for an add that round held back, a new one for any
+ *     other. The reading follows the push, so the deadline is never before
+ *     the call plus the delay. A caller that finds the worker awake after
+ *     its push (it may run tasks before its next pass) sets the deadline
+ *     from its own reading, as does {@code deadlineNanos()}; a
+ *     compare-and-set ({@link WheelTimeout#resolve}) makes them agree, the
+ *     first to set it winning. So the deadline is at most the rest of a
+ *     sleep, and the tasks due when it ends, after the call plus the delay.
+ *     No wake is needed for a lingering worker: it takes the push by the
+ *     end of its linger (1), at most {@link #LINGER_NANOS} after it went to
+ *     sleep, long before the deadline; a worker that sleeps until
+ *     something is due ({@link #FOREVER}) is woken.
  * </ol>
  */
 final class HandOver extends HandOverEndedLine {
@@ -148,6 +167,13 @@ final class HandOver extends HandOverEndedLine {
     static final long AWAKE = Long.MIN_VALUE;
     /** The worker sleeps until something is due: a push must wake it. */
     static final long FOREVER = Long.MAX_VALUE;
+
+    /**
+     * The hint of an add whose deadline is still its delay (rules, 9):
+     * beyond every deadline the engine takes, so that a round that holds
+     * adds back holds it, and below the horizon of one that holds none.
+     */
+    static final long AHEAD = Long.MAX_VALUE - 1;
 
     /** A slot the worker consumed and cleared: no push fills it again. */
     static final WheelTimeout CONSUMED = new TaskTimeout(null, null, 0);
@@ -280,6 +306,32 @@ final class HandOver extends HandOverEndedLine {
         long s = sleep;
         if (s != AWAKE && (s == FOREVER || virtualClock || t.deadline - s < DEFER_MARGIN_NANOS)) {
             wake(s);
+        }
+        return true;
+    }
+
+    /**
+     * Hands a new timeout {@code t}, counted, whose deadline is still its
+     * delay (at least {@link WheelTimer#AHEAD_NANOS}, far beyond
+     * {@link #URGENT_NANOS}), to the worker (rules, 9). If the worker
+     * sleeps, its next pass counts the delay; one that lingers meets
+     * {@code t} by the end of its linger, long before {@code t} can be due,
+     * and one that sleeps until something is due is woken. If it is awake
+     * (it may run tasks before its next pass), the delay counts from now.
+     * Returns false, {@code t} cancelled and uncounted, if stop() came
+     * first (rules, 6).
+     */
+    boolean addAhead(WheelTimeout t) {
+        push(t, AHEAD);
+        if (state == SHUTDOWN && t.cancelOnStop()) {
+            countDown();
+            return false;
+        }
+        long s = sleep;
+        if (s == FOREVER && SLEEP.compareAndSet(this, FOREVER, AWAKE)) {
+            signal();
+        } else if (s == AWAKE || s == FOREVER) {
+            t.resolve(t.timer().nanoTime());
         }
         return true;
     }
@@ -747,6 +799,8 @@ abstract class HandOverWorkerLine extends HandOverPadWorker {
     int heldIndex;
     /** The adds the last round held back. */
     int heldCount;
+    /** A reading of the clock after the last round's pass over new pushes (rules, 9). */
+    long heldAt;
     /** During drain(): the scan of a pass, the adds given. */
     HandOver.Segment scanSegment;
     int scanIndex;

@@ -8,6 +8,9 @@ package org.wheeltimer;
 import io.netty.util.Timeout;
 import io.netty.util.TimerTask;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
@@ -66,9 +69,29 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
     /* A field updater, not a VarHandle: a third of the cost before the JIT has compiled it. */
     private static final AtomicIntegerFieldUpdater<WheelTimeout> STATE =
             AtomicIntegerFieldUpdater.newUpdater(WheelTimeout.class, "state");
+    /*
+     * A VarHandle, which sets a plain field: the worker reads the deadline
+     * on every pass of its loops, and it changes at most once, set by
+     * resolve() before the worker reads it (or, by another thread, read
+     * again by the compare-and-set that loses).
+     */
+    private static final VarHandle DEADLINE;
 
-    /** The first deadline, absolute in ns on the timer's clock. */
-    final long deadline;
+    static {
+        try {
+            DEADLINE = MethodHandles.lookup()
+                    .findVarHandle(WheelTimeout.class, "deadline", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    /**
+     * The first deadline, absolute in ns on the timer's clock; or, below 0,
+     * minus the delay of a newTimeout() made without reading the clock,
+     * until {@link #resolve} sets it (see {@link WheelTimer#newTimeout}).
+     */
+    long deadline;
     private volatile int state;
     /** The worker's: the library's handle, 0 until the engine has the timeout. */
     long handle;
@@ -154,9 +177,33 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
         return 0;
     }
 
-    /** The first deadline, in ns on the timer's clock (see {@link WheelTimer#nanoTime()}). */
+    /**
+     * The first deadline, in ns on the timer's clock (see {@link
+     * WheelTimer#nanoTime()}). A timeout made by {@link
+     * WheelTimer#newTimeout(TimerTask, long, java.util.concurrent.TimeUnit)}
+     * due a second or more ahead counts its delay
+     * from when the worker takes it, or from the first call of this method,
+     * whichever comes first: never before the newTimeout() call.
+     */
     public long deadlineNanos() {
-        return deadline;
+        long d = deadline;
+        return d >= 0 ? d : resolve(timer().nanoTime());
+    }
+
+    /**
+     * Sets the deadline of a timeout whose deadline is still its delay to
+     * {@code now} plus that delay, {@code now} a reading of the clock made
+     * after the timeout was pushed; returns the deadline, set here or before
+     * (the first to set it wins).
+     */
+    final long resolve(long now) {
+        long d = deadline;
+        if (d >= 0) {
+            return d;
+        }
+        long at = timer().deadlineAfter(now, -d);
+        long was = (long) DEADLINE.compareAndExchange(this, d, at);
+        return was == d ? at : was;
     }
 
     /* The worker's transitions. */
@@ -232,7 +279,7 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
 
     @Override
     public String toString() {
-        long remaining = deadline - timer().nanoTime();
+        long remaining = deadlineNanos() - timer().nanoTime();
         StringBuilder b = new StringBuilder(96).append("WheelTimeout(deadline: ");
         if (remaining > 0) {
             b.append(remaining).append(" ns later");

@@ -54,7 +54,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * of timeouts pending and none due, it does not wake at all. The tick
  * duration of the constructors is the wheel's resolution: a task runs at
  * most about one resolution after its deadline, never before it. Lowering
- * it costs no idle wake-ups, unlike a {@code HashedWheelTimer} tick.
+ * it costs no idle wake-ups, unlike a {@code HashedWheelTimer} tick. A
+ * {@link #newTimeout(TimerTask, long, TimeUnit)} due a second or more
+ * ahead, made while the worker sleeps, reads no clock: its delay counts
+ * from a reading the worker takes once a round, after the round met it,
+ * or from the timeout's first {@link WheelTimeout#deadlineNanos()},
+ * whichever comes first; never from before the call, at most the rest of
+ * the worker's sleep and the tasks then due after it (see
+ * {@link HandOver}'s rule 9).
  *
  * <h2>Threads</h2>
  *
@@ -120,6 +127,11 @@ public final class WheelTimer implements Timer {
 
     /** The default resolution, as libwheeltimer's: 1 ms. */
     public static final long DEFAULT_RESOLUTION_NANOS = 1_000_000L;
+    /**
+     * How far ahead a {@link #newTimeout(TimerTask, long, TimeUnit)} must be
+     * due to be made without a reading of the clock: a second (see there).
+     */
+    static final long AHEAD_NANOS = 1_000_000_000L;
     private static final long MIN_RESOLUTION_NANOS = 1_000L;
     private static final long MAX_RESOLUTION_NANOS = 3_600_000_000_000L;
 
@@ -472,11 +484,21 @@ public final class WheelTimer implements Timer {
      */
     @Override
     public WheelTimeout newTimeout(TimerTask task, long delay, TimeUnit unit) {
-        // The deadline counts from the call, not from whatever start() costs.
-        long now = nanoTime();
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
-        long deadline = deadlineAfter(now, unit.toNanos(delay));
+        long nanos = unit.toNanos(delay);
+        if (nanos >= AHEAD_NANOS && !virtualClock) {
+            // Its delay counts from the worker's next reading of the clock.
+            admit();
+            WheelTimeout t = new TaskTimeout(this, task, -nanos);
+            if (!handOver.addAhead(t)) {
+                throw new IllegalStateException("cannot be started once stopped");
+            }
+            return t;
+        }
+        // The deadline counts from the call, not from whatever start() costs.
+        long now = nanoTime();
+        long deadline = deadlineAfter(now, nanos);
         admit();
         return hand(new TaskTimeout(this, task, deadline), now);
     }
@@ -638,7 +660,7 @@ public final class WheelTimer implements Timer {
     }
 
     /** The absolute deadline {@code delay} ns after {@code now}, within the engine's range. */
-    private long deadlineAfter(long now, long delay) {
+    long deadlineAfter(long now, long delay) {
         long d = now + delay;
         if (delay > 0 && d < now) {
             return lastDeadline;

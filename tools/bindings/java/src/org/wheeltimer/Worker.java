@@ -256,6 +256,10 @@ final class Worker implements Runnable, HandOver.Round {
                 farNow = now;
             }
             given = handOver.drain(horizon, this);
+            if (handOver.holding() && farNow != Long.MIN_VALUE) {
+                // After the pass: the adds it held were pushed before.
+                handOver.heldAt = timer.nanoTime();
+            }
         } finally {
             dueBy = Long.MIN_VALUE;
             farNow = Long.MIN_VALUE;
@@ -282,6 +286,11 @@ final class Worker implements Runnable, HandOver.Round {
      */
     @Override
     public void add(WheelTimeout t, boolean held) {
+        if (t.deadline < 0) {
+            // Its delay counts from a reading after the pass that met its
+            // push: the last round's, if that round held it back.
+            t.resolve(held ? handOver.heldAt : timer.nanoTime());
+        }
         if (t.deadline <= dueBy && !(t instanceof SlackOrPeriodicTimeout p && p.period != 0)) {
             if (t.take(0)) {
                 if (dueCount == due.length) {

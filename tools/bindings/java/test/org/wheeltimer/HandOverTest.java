@@ -93,6 +93,36 @@ class HandOverTest {
     }
 
     /**
+     * An add whose deadline is still its delay (a newTimeout() due a
+     * second or more ahead, rules 9) is held back by a round
+     * that holds anything back, whatever its horizon, and given by one that
+     * holds nothing back (stop(), purge()); the hand-over leaves its
+     * deadline to the worker. Its caller wakes the worker only if it
+     * sleeps until something is due, not if it lingers.
+     */
+    @Test
+    void anAddAheadIsHeldByARoundThatHoldsAndGivenByOneThatDoesNot() {
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE);
+        h.closing = true;
+        WheelTimeout first = new TaskTimeout(null, null, -HandOver.URGENT_NANOS);
+        h.sleep(5_000_000, true);
+        assertTrue(h.addAhead(first));
+        assertEquals(5_000_000, h.sleep, "a lingering worker is left to its linger");
+        Given round = new Given();
+        assertEquals(0, h.drain(FAR, round), "held, whatever the horizon");
+        assertTrue(h.holding());
+        WheelTimeout second = new TaskTimeout(null, null, -FAR);
+        h.sleep(HandOver.FOREVER, false);
+        assertTrue(h.addAhead(second));
+        assertEquals(HandOver.AWAKE, h.sleep, "a worker asleep until something is due is woken");
+        assertEquals(1, h.drain(Long.MAX_VALUE, round), "given when nothing is held");
+        assertEquals(List.of(first, second), round.adds);
+        assertEquals(List.of(true, false), round.held);
+        assertEquals(-HandOver.URGENT_NANOS, first.deadline, "the worker's to set");
+        assertEquals(-FAR, second.deadline, "the worker's to set");
+    }
+
+    /**
      * A round gives the adds held back first, then what was pushed since in
      * push order, cancels among the adds: an add that a cancel's uncounting
      * let in comes after that cancel, so that the engine never holds more

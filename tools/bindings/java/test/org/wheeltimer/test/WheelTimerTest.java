@@ -643,6 +643,56 @@ class WheelTimerTest {
                    "never early: " + (t.deadlineNanos() - ranAt.get()) + " ns before");
     }
 
+    /**
+     * A timeout due a second or more ahead is made without a reading of
+     * the clock: its deadline counts its delay from a
+     * reading the worker takes after it met the timeout, or from the first
+     * deadlineNanos(), whichever comes first, never from before the call.
+     * It runs once, never before that deadline, which does not move once
+     * read. On an idle worker (asleep until something is due: the call
+     * wakes it) and on a lingering one (busy with an hour's timeouts: the
+     * call does not wake it, and it meets the timeout within its linger).
+     */
+    @Test
+    void aTimeoutDueAheadCountsItsDelayFromNoEarlierThanItsCall() {
+        WheelTimer timer = real(new Probe.Named());
+        long delay = TimeUnit.MILLISECONDS.toNanos(1100);
+        for (String worker : List.of("idle", "lingering")) {
+            if (worker.equals("lingering")) {
+                for (int i = 0; i < 1000; i++) {
+                    timer.newTimeout(x -> { }, 1, TimeUnit.HOURS);
+                }
+            }
+            long[] ranAt = new long[2];
+            AtomicInteger[] runs = {new AtomicInteger(), new AtomicInteger()};
+            CountDownLatch ran = new CountDownLatch(2);
+            long before = timer.nanoTime();
+            WheelTimeout asked = timer.newTimeout(x -> {
+                ranAt[0] = timer.nanoTime();
+                runs[0].incrementAndGet();
+                ran.countDown();
+            }, 1100, TimeUnit.MILLISECONDS);
+            long askedAt = asked.deadlineNanos();
+            WheelTimeout left = timer.newTimeout(x -> {
+                ranAt[1] = timer.nanoTime();
+                runs[1].incrementAndGet();
+                ran.countDown();
+            }, 1100, TimeUnit.MILLISECONDS);
+            assertTrue(askedAt >= before + delay,
+                       worker + ": read at once, " + (before + delay - askedAt) + " ns early");
+            Probe.await(ran, worker + ": both timeouts");
+            assertEquals(askedAt, asked.deadlineNanos(), worker + ": the deadline read moved");
+            assertTrue(left.deadlineNanos() >= before + delay,
+                       worker + ": set by the worker, " + (before + delay - left.deadlineNanos())
+                       + " ns early");
+            assertTrue(ranAt[0] >= asked.deadlineNanos(), worker + ": the first ran early");
+            assertTrue(ranAt[1] >= left.deadlineNanos(), worker + ": the second ran early");
+            Probe.sleep(50);
+            assertEquals(1, runs[0].get(), worker + ": the first ran once");
+            assertEquals(1, runs[1].get(), worker + ": the second ran once");
+        }
+    }
+
     /** stop() returns the timeouts the worker holds far, cancelled, as it returns the engine's. */
     @Test
     void stopReturnsTheTimeoutsHeldFar() {
