@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.netty.util.Timeout;
+import io.netty.util.TimerTask;
 
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
@@ -666,18 +667,19 @@ class WheelTimerTest {
             long[] ranAt = new long[2];
             AtomicInteger[] runs = {new AtomicInteger(), new AtomicInteger()};
             CountDownLatch ran = new CountDownLatch(2);
+            TimerTask[] tasks = new TimerTask[2];
+            for (int i = 0; i < 2; i++) {
+                int k = i;
+                tasks[k] = x -> {
+                    ranAt[k] = timer.nanoTime();
+                    runs[k].incrementAndGet();
+                    ran.countDown();
+                };
+            }
             long before = timer.nanoTime();
-            WheelTimeout asked = timer.newTimeout(x -> {
-                ranAt[0] = timer.nanoTime();
-                runs[0].incrementAndGet();
-                ran.countDown();
-            }, 1100, TimeUnit.MILLISECONDS);
+            WheelTimeout asked = timer.newTimeout(tasks[0], 1100, TimeUnit.MILLISECONDS);
             long askedAt = asked.deadlineNanos();
-            WheelTimeout left = timer.newTimeout(x -> {
-                ranAt[1] = timer.nanoTime();
-                runs[1].incrementAndGet();
-                ran.countDown();
-            }, 1100, TimeUnit.MILLISECONDS);
+            WheelTimeout left = timer.newTimeout(tasks[1], 1100, TimeUnit.MILLISECONDS);
             assertTrue(askedAt >= before + delay,
                        worker + ": read at once, " + (before + delay - askedAt) + " ns early");
             Probe.await(ran, worker + ": both timeouts");
