@@ -328,9 +328,7 @@ final class HandOver extends HandOverEndedLine {
             return false;
         }
         long s = sleep;
-        if (s == FOREVER && SLEEP.compareAndSet(this, FOREVER, AWAKE)) {
-            signal();
-        } else if (s == AWAKE || s == FOREVER) {
+        if (s == AWAKE || s == FOREVER && !wake(FOREVER)) {
             t.resolve(t.timer().nanoTime());
         }
         return true;
@@ -399,10 +397,13 @@ final class HandOver extends HandOverEndedLine {
         }
     }
 
-    private void wake(long s) {
+    /** Wakes the worker from the sleep {@code s}, unless another did; true if this call did. */
+    private boolean wake(long s) {
         if (SLEEP.compareAndSet(this, s, AWAKE)) {
             signal();
+            return true;
         }
+        return false;
     }
 
     /** Calls wheeltimer_wake(), unless the native side is closing (see the rules, 7). */

@@ -491,10 +491,7 @@ public final class WheelTimer implements Timer {
             // Its delay counts from the worker's next reading of the clock.
             admit();
             WheelTimeout t = new TaskTimeout(this, task, -nanos);
-            if (!handOver.addAhead(t)) {
-                throw new IllegalStateException("cannot be started once stopped");
-            }
-            return t;
+            return handed(t, handOver.addAhead(t));
         }
         // The deadline counts from the call, not from whatever start() costs.
         long now = nanoTime();
@@ -615,7 +612,12 @@ public final class WheelTimer implements Timer {
 
     /** Hands a new timeout made at {@code now} to the worker. */
     private WheelTimeout hand(WheelTimeout t, long now) {
-        if (!handOver.add(t, now)) {
+        return handed(t, handOver.add(t, now));
+    }
+
+    /** {@code t}, if the hand-over took it ({@code added}); else stop() came first. */
+    private static WheelTimeout handed(WheelTimeout t, boolean added) {
+        if (!added) {
             throw new IllegalStateException("cannot be started once stopped");
         }
         return t;
