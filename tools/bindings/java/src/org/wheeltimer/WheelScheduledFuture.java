@@ -142,9 +142,13 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
         this.work = runnable instanceof Callable ? Executors.callable(runnable) : runnable;
     }
 
-    /** When the (next) run is due, in ns on the timer's clock: a one-shot task's deadline. */
+    /**
+     * When the (next) run is due, in ns on the timer's clock: a one-shot
+     * task's deadline, set from a reading of the clock now if the timer
+     * has not set it yet (a task due a second or more ahead).
+     */
     long time() {
-        return deadline;
+        return deadlineNanos();
     }
 
     /**
