@@ -238,6 +238,14 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
         return move(ST_INIT, ST_EXPIRED);
     }
 
+    /**
+     * One-shot taken due (slot 0): INIT -> EXPIRED, as {@link #expire()},
+     * first by one compare-and-set from the one state it then has.
+     */
+    final boolean expireDue() {
+        return STATE.compareAndSet(this, ST_INIT | TAKEN, ST_EXPIRED | TAKEN) || expire();
+    }
+
     /** The engine refused it: INIT -> CANCELLED. True if it was not cancelled already. */
     final boolean refuse() {
         return move(ST_INIT, ST_CANCELLED);

@@ -469,7 +469,8 @@ final class Worker implements Runnable, HandOver.Round {
                 endChunk();
                 n = Native.nextChunk(ctx, records);
             }
-            total += runDue(Long.MAX_VALUE);
+            total += dueCount - dueNext;
+            runDue(Long.MAX_VALUE);
         } finally {
             inRound = false;
             endChunk();
@@ -502,14 +503,25 @@ final class Worker implements Runnable, HandOver.Round {
     /**
      * Runs the adds taken due whose deadline is before {@code before}, in
      * order; once all have run, empties the array (a burst's large one is
-     * let go). Returns how many it ran or found cancelled.
+     * let go). The array does not change meanwhile: adds are taken due
+     * only between rounds.
      */
-    private int runDue(long before) {
-        int from = dueNext;
-        while (dueNext < dueCount && due[dueNext].deadline < before) {
-            WheelTimeout t = due[dueNext];
-            due[dueNext++] = null;
-            if (t.expire()) {
+    private void runDue(long before) {
+        WheelTimeout[] d = due;
+        int end = dueCount;
+        if (before != Long.MAX_VALUE) {
+            end = dueNext;
+            while (end < dueCount && d[end].deadline < before) {
+                end++;
+            }
+        }
+        // A counted loop over locals, its bounds checked once before it,
+        // that keeps as little as it can across the tasks' calls.
+        for (int i = dueNext; i < end; i++) {
+            WheelTimeout t = d[i];
+            d[i] = null;
+            dueNext = i + 1;
+            if (t.expireDue()) {
                 firedAtOnce++;
                 t.expiring();
                 handOver.ended();
@@ -519,15 +531,13 @@ final class Worker implements Runnable, HandOver.Round {
                 cancelledAtOnce++;
             }
         }
-        int ran = dueNext - from;
-        if (dueNext == dueCount) {
+        if (end == dueCount) {
             dueNext = 0;
             dueCount = 0;
             if (due.length > DUE_KEPT * 64) {
                 due = new WheelTimeout[DUE_KEPT];
             }
         }
-        return ran;
     }
 
     /** Runs the task of the record at {@code r[k]}. */
