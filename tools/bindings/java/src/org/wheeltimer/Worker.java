@@ -92,7 +92,12 @@ final class Worker implements Runnable, HandOver.Round {
     /** A round's records are being run: nothing may be queued (see above). */
     private boolean inRound;
 
-    /** The adds due when taken (slot 0), in deadline order once the drain is over; run from {@link #dueNext}. */
+    /**
+     * The adds due when taken (slot 0), in deadline order once the drain
+     * is over; run from {@link #dueNext}. While runDue() runs them, the
+     * slots before the one whose task runs are empty, dueNext not yet
+     * past them: a reader skips empty slots.
+     */
     private WheelTimeout[] due = new WheelTimeout[DUE_KEPT];
     private int dueCount;
     private int dueNext;
@@ -508,29 +513,35 @@ final class Worker implements Runnable, HandOver.Round {
      */
     private void runDue(long before) {
         WheelTimeout[] d = due;
+        int from = dueNext;
         int end = dueCount;
         if (before != Long.MAX_VALUE) {
-            end = dueNext;
+            end = from;
             while (end < dueCount && d[end].deadline < before) {
                 end++;
             }
         }
-        // A counted loop over locals, its bounds checked once before it,
-        // that keeps as little as it can across the tasks' calls.
-        for (int i = dueNext; i < end; i++) {
+        // Counted as fired when taken to run, as the engine counts a
+        // round's records when it reaps them; one cancelled meanwhile is
+        // counted back.
+        firedAtOnce += end - from;
+        // A counted loop over locals that keeps as little as it can across
+        // the tasks' calls: a slot is emptied as its task runs, and dueNext
+        // catches up after it.
+        for (int i = from; i < end; i++) {
             WheelTimeout t = d[i];
             d[i] = null;
-            dueNext = i + 1;
             if (t.expireDue()) {
-                firedAtOnce++;
                 t.expiring();
                 handOver.ended();
                 run(t);
             } else {
                 // Cancelled since it was taken: its cancel's push finds slot 0, and does nothing.
+                firedAtOnce--;
                 cancelledAtOnce++;
             }
         }
+        dueNext = end;
         if (end == dueCount) {
             dueNext = 0;
             dueCount = 0;
@@ -706,7 +717,9 @@ final class Worker implements Runnable, HandOver.Round {
             handOver.forEachPending(all::add);
         }
         for (int i = dueNext; i < dueCount; i++) {
-            all.add(due[i]);
+            if (due[i] != null) {
+                all.add(due[i]);
+            }
         }
         farHold.forEach(t -> {
             if (t.state() == WheelTimeout.ST_INIT) {
@@ -732,7 +745,9 @@ final class Worker implements Runnable, HandOver.Round {
         // those taken due that a failed round did not run.
         handOver.forEachPending(this::stopCancel);
         for (int i = dueNext; i < dueCount; i++) {
-            stopCancel(due[i]);
+            if (due[i] != null) {
+                stopCancel(due[i]);
+            }
         }
         farHold.forEach(this::stopCancel);
         farHold.clear();
