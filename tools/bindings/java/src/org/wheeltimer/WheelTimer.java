@@ -814,7 +814,10 @@ public final class WheelTimer implements Timer {
      * The engine's counters and the worker's, read by the worker. Called from
      * another thread, it first hands what was scheduled and cancelled to the
      * engine, so that the engine's counters include it; called from a task,
-     * it reads them as the round that runs the task found them.
+     * it reads them as the round that runs the task found them (the
+     * timeouts due when the worker took them count as fired and run from
+     * when the round takes them to run, as the engine's count from when
+     * the round reaps them).
      */
     public WheelTimerStats stats() {
         if (isWorkerThread()) {

@@ -514,17 +514,19 @@ final class Worker implements Runnable, HandOver.Round {
     private void runDue(long before) {
         WheelTimeout[] d = due;
         int from = dueNext;
-        int end = dueCount;
+        // At most the array's length: the loop below need not test it for null.
+        int end = Math.min(dueCount, d.length);
         if (before != Long.MAX_VALUE) {
             end = from;
             while (end < dueCount && d[end].deadline < before) {
                 end++;
             }
         }
-        // Counted as fired when taken to run, as the engine counts a
-        // round's records when it reaps them; one cancelled meanwhile is
+        // Counted as fired and run when taken to run, as the engine counts
+        // a round's records when it reaps them; one cancelled meanwhile is
         // counted back.
         firedAtOnce += end - from;
+        tasksRun += end - from;
         // A counted loop over locals that keeps as little as it can across
         // the tasks' calls: a slot is emptied as its task runs, and dueNext
         // catches up after it.
@@ -534,10 +536,11 @@ final class Worker implements Runnable, HandOver.Round {
             if (t.expireDue()) {
                 t.expiring();
                 handOver.ended();
-                run(t);
+                runTask(t);
             } else {
                 // Cancelled since it was taken: its cancel's push finds slot 0, and does nothing.
                 firedAtOnce--;
+                tasksRun--;
                 cancelledAtOnce++;
             }
         }
@@ -603,6 +606,11 @@ final class Worker implements Runnable, HandOver.Round {
 
     private void run(WheelTimeout t) {
         tasksRun++;
+        runTask(t);
+    }
+
+    /** Runs the task of {@code t}, counted as run; what it throws is counted and logged. */
+    private void runTask(WheelTimeout t) {
         try {
             t.task().run(t);
         } catch (Throwable e) {
