@@ -352,9 +352,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     /*
      * A delayed task's time is its timeout's deadline, made by the timer
      * (deadlineIn()): one reading of the clock per schedule, the timer's, as
-     * ScheduledThreadPoolExecutor's one; none for a task due a second or
-     * more ahead, whose delay counts from the timer's worker's next reading
-     * (or the first time() asked of it), as a far newTimeout()'s does.
+     * ScheduledThreadPoolExecutor's one.
      */
 
     @Override

@@ -142,13 +142,9 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
         this.work = runnable instanceof Callable ? Executors.callable(runnable) : runnable;
     }
 
-    /**
-     * When the (next) run is due, in ns on the timer's clock: a one-shot
-     * task's deadline, set from a reading of the clock now if the timer
-     * has not set it yet (a task due a second or more ahead).
-     */
+    /** When the (next) run is due, in ns on the timer's clock: a one-shot task's deadline. */
     long time() {
-        return deadlineNanos();
+        return deadline;
     }
 
     /**

@@ -487,7 +487,7 @@ public final class WheelTimer implements Timer {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(unit, "unit");
         long nanos = unit.toNanos(delay);
-        if (isAhead(nanos)) {
+        if (nanos >= AHEAD_NANOS && !virtualClock) {
             // Its delay counts from the worker's next reading of the clock.
             admit();
             WheelTimeout t = new TaskTimeout(this, task, -nanos);
@@ -623,19 +623,12 @@ public final class WheelTimer implements Timer {
         return t;
     }
 
-    /** Whether a timeout due {@code nanos} from now is made without a reading of the clock. */
-    private boolean isAhead(long nanos) {
-        return nanos >= AHEAD_NANOS && !virtualClock;
-    }
-
     /**
      * WheelScheduledExecutor's: the deadline {@code delay} ns from now, as
-     * {@code newTimeout()} makes it, for a timeout it makes itself: minus
-     * the delay if it is due {@link #AHEAD_NANOS} or more ahead (its delay
-     * then counts from a later reading, as a far {@code newTimeout()}'s).
+     * {@code newTimeout()} computes it, for a timeout it makes itself.
      */
     long deadlineIn(long delay) {
-        return isAhead(delay) ? -delay : deadlineAfter(nanoTime(), delay);
+        return deadlineAfter(nanoTime(), delay);
     }
 
     /**
@@ -659,15 +652,13 @@ public final class WheelTimer implements Timer {
      * WheelScheduledExecutor's: schedules {@code t}, counted by
      * {@link #count()}, a timeout it made itself (one of its futures) with
      * {@link #deadlineIn} {@code delay} ns from now, as {@code newTimeout()}
-     * schedules the one it makes: deadline - delay stands for the reading of
-     * the clock, so that a schedule reads it once at most; a deadline that
-     * is still minus the delay is handed as a far {@code newTimeout()}'s.
+     * schedules the one it makes (deadline - delay stands for the reading of
+     * the clock, so that a schedule reads it once).
      *
      * @throws IllegalStateException if the timer has been stopped (then uncounted)
      */
     void add(WheelTimeout t, long delay) {
-        long d = t.deadline;
-        handed(t, d < 0 ? handOver.addAhead(t) : handOver.add(t, d - delay));
+        hand(t, t.deadline - delay);
     }
 
     /** The absolute deadline {@code delay} ns after {@code now}, within the engine's range. */

@@ -482,50 +482,6 @@ abstract class ExecutorContract {
         assertTrue(delayInRun.get() <= 0, "the run starts once the delay is over: " + delayInRun.get());
     }
 
-    /**
-     * A task due a second or more ahead (which WheelScheduledExecutor makes
-     * without reading the clock, its delay counted from a later reading):
-     * never run before its schedule plus its delay, its delay read at once
-     * no more than the delay and never growing, and its delay read after
-     * the run zero or below; with the timer idle and with an hour's tasks
-     * pending.
-     */
-    @Test
-    void aTaskDueASecondAheadRunsNoEarlierThanItsScheduleAndItsDelay() throws Exception {
-        ScheduledExecutorService e = executor(1);
-        long delay = TimeUnit.MILLISECONDS.toNanos(1100);
-        for (String pending : List.of("none", "an hour's")) {
-            if (!pending.equals("none")) {
-                for (int i = 0; i < 1000; i++) {
-                    e.schedule(() -> { }, 1, TimeUnit.HOURS);
-                }
-            }
-            long[] ranAt = new long[2];
-            AtomicInteger runs = new AtomicInteger();
-            long before = System.nanoTime();
-            ScheduledFuture<?> asked = e.schedule(() -> {
-                ranAt[0] = System.nanoTime();
-                runs.incrementAndGet();
-            }, 1100, TimeUnit.MILLISECONDS);
-            long d1 = asked.getDelay(TimeUnit.NANOSECONDS);
-            ScheduledFuture<?> left = e.schedule(() -> {
-                ranAt[1] = System.nanoTime();
-                runs.incrementAndGet();
-            }, 1100, TimeUnit.MILLISECONDS);
-            assertTrue(d1 <= delay, pending + ": no more than the delay: " + d1);
-            assertTrue(asked.getDelay(TimeUnit.NANOSECONDS) <= d1, pending + ": the delay grew");
-            get(asked);
-            get(left);
-            assertTrue(ranAt[0] - before >= delay, pending + ": the first ran "
-                       + (delay - (ranAt[0] - before)) + " ns early");
-            assertTrue(ranAt[1] - before >= delay, pending + ": the second ran "
-                       + (delay - (ranAt[1] - before)) + " ns early");
-            assertTrue(asked.getDelay(TimeUnit.NANOSECONDS) <= 0, pending + ": the first's delay left");
-            assertTrue(left.getDelay(TimeUnit.NANOSECONDS) <= 0, pending + ": the second's delay left");
-            assertEquals(2, runs.get(), pending + ": each ran once");
-        }
-    }
-
     /** A Delayed of a fixed delay, as another implementation's future would be. */
     private record Fixed(long nanos) implements Delayed {
         @Override
