@@ -56,6 +56,7 @@ public final class TapMain {
             // The binding's own package: tests of its package-private parts.
             selectors.add(selectClass("org.wheeltimer.HandOverTest"));
             selectors.add(selectClass("org.wheeltimer.FarHoldTest"));
+            selectors.add(selectClass("org.wheeltimer.WorkerTest"));
         }
         LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                 .selectors(selectors)
