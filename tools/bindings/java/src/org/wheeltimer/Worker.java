@@ -554,6 +554,15 @@ final class Worker implements Runnable, HandOver.Round {
         }
     }
 
+    /** Gives {@code action} each add taken due that has yet to run, skipping the slots runDue() emptied. */
+    private void forEachDueLeft(Consumer<WheelTimeout> action) {
+        for (int i = dueNext; i < dueCount; i++) {
+            if (due[i] != null) {
+                action.accept(due[i]);
+            }
+        }
+    }
+
     /** Runs the task of the record at {@code r[k]}. */
     private void dispatchOne(long[] r, int k) {
         long handle = r[k + Native.REC_HANDLE];
@@ -724,11 +733,7 @@ final class Worker implements Runnable, HandOver.Round {
         } else {
             handOver.forEachPending(all::add);
         }
-        for (int i = dueNext; i < dueCount; i++) {
-            if (due[i] != null) {
-                all.add(due[i]);
-            }
-        }
+        forEachDueLeft(all::add);
         farHold.forEach(t -> {
             if (t.state() == WheelTimeout.ST_INIT) {
                 all.add(t);
@@ -752,11 +757,7 @@ final class Worker implements Runnable, HandOver.Round {
         // The adds never handed over: held back, or pushed since; and
         // those taken due that a failed round did not run.
         handOver.forEachPending(this::stopCancel);
-        for (int i = dueNext; i < dueCount; i++) {
-            if (due[i] != null) {
-                stopCancel(due[i]);
-            }
-        }
+        forEachDueLeft(this::stopCancel);
         farHold.forEach(this::stopCancel);
         farHold.clear();
         for (int i = 0; i < bySlot.length; i++) {

@@ -70,6 +70,7 @@ class WorkerTest {
         Set<Timeout> others = new HashSet<>(made.subList(1, n));
         assertEquals(others, new HashSet<>(seen.get(0)), "the first saw the others pending");
         assertEquals(n - 1, seen.get(0).size(), "each once, and nothing else");
-        assertEquals(firedBefore + n + 1, timer.stats().fired(), "each counted fired once, and the task that held the worker");
+        assertEquals(firedBefore + n + 1, timer.stats().fired(),
+                     "each counted fired once, and the task that held the worker");
     }
 }
