@@ -237,6 +237,52 @@ abstract class ExecutorContract {
         assertTrue(at[0] - start >= delay, "ran " + (delay - (at[0] - start)) + " ns early");
     }
 
+    /** A task that is both kinds, which records which of its methods ran. */
+    private static final class Both implements Runnable, Callable<String> {
+        final ConcurrentLinkedQueue<String> ran = new ConcurrentLinkedQueue<>();
+
+        @Override
+        public void run() {
+            ran.add("run");
+        }
+
+        @Override
+        public String call() {
+            ran.add("call");
+            return "called";
+        }
+    }
+
+    /**
+     * A task that is a Runnable and a Callable runs as the kind it was
+     * given as: run() and null for schedule(Runnable), execute() and
+     * submit(Runnable), call() and its value for schedule(Callable) and
+     * submit(Callable), whether delayed or due at once.
+     */
+    @Test
+    void aTaskThatIsBothKindsRunsAsTheKindItWasGivenAs() throws Exception {
+        ScheduledExecutorService e = executor(1);
+        for (long delay : new long[] {0, 20}) {
+            Both asRunnable = new Both();
+            assertNull(get(e.schedule((Runnable) asRunnable, delay, TimeUnit.MILLISECONDS)));
+            assertEquals(List.of("run"), List.copyOf(asRunnable.ran));
+            Both asCallable = new Both();
+            assertEquals("called", get(e.schedule((Callable<String>) asCallable, delay,
+                                                  TimeUnit.MILLISECONDS)));
+            assertEquals(List.of("call"), List.copyOf(asCallable.ran));
+        }
+        Both submitted = new Both();
+        assertNull(get(e.submit((Runnable) submitted)));
+        assertEquals("called", get(e.submit((Callable<String>) submitted)));
+        assertEquals(List.of("run", "call"), List.copyOf(submitted.ran));
+        Both executed = new Both();
+        CountDownLatch after = new CountDownLatch(1);
+        e.execute(executed);
+        e.execute(after::countDown);
+        assertTrue(after.await(10, TimeUnit.SECONDS));
+        assertEquals(List.of("run"), List.copyOf(executed.ran));
+    }
+
     @Test
     void aZeroOrNegativeDelayRunsAtOnce() throws Exception {
         ScheduledExecutorService e = executor(1);
