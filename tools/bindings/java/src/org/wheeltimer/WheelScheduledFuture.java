@@ -84,7 +84,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
      * Set at construction, never cleared. A bit, not a type test at each
      * schedule and run: a test against an interface the class does not
      * implement scans its interfaces every time (HotSpot caches only a
-     * hit), which cost about 55 ns a schedule on one Intel CPU.
+     * hit).
      */
     static final int GIVEN_RUNNABLE = 16;
 
