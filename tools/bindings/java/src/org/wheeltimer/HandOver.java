@@ -22,23 +22,44 @@ import java.util.function.Consumer;
  * between them. The binding's README tells the design (its "Design") and
  * the measurements that chose it ("Measured against HashedWheelTimer").
  *
+ * <h2>The lanes</h2>
+ *
+ * <p>Callers push into lanes ({@link Lane}): each stripe of threads
+ * ({@link Stripes}, by thread id) has a lane of adds and a lane of
+ * cancels, made by its first caller, so that callers of different stripes
+ * write no line in common. A lane is filled in push order, and the worker
+ * drains each in that order; between lanes there is no order but the
+ * round's: every lane of cancels first, then each lane of adds (see
+ * {@link #drain}). What the worker hands over at the same deadline goes in
+ * that order, and each caller's timeouts in the order it made them.
+ *
+ * <p>The count of pending timeouts is striped the same way, in each
+ * stripe's lane of adds: what it admitted and what it uncounted (two
+ * counts that only grow, summed by {@link #pending}), and credits, drawn on
+ * the limit a chunk at a time ({@code drawn}) and refilled by its
+ * cancels, which admit without touching another stripe's line (see
+ * {@link #admit}).
+ *
  * <h2>The rules</h2>
  *
  * <pre>
  * what                     written by                     read by           on
  * ------------------------ ------------------------------ ----------------- ---------------
- * a slot of the queue      one caller, once (CAS null to  the worker        the segment's
+ * a slot of a lane         one caller, once (CAS null to  the worker        the segment's
  *                          the timeout); the worker, once  (acquire)         arrays
  *                          consumed, to CONSUMED (idle)
  * its deadline hint        that caller, after the CAS     the worker
- * Segment.fill             callers (a hint, racy)         callers, worker   the segment
+ * Segment.fill             the lane's callers (a hint,    the lane's        the segment
+ *                          racy)                          callers, worker
  *                                                         (a round's end)
- * Segment.next             one caller, once (CAS); the    callers, worker   the segment
- *                          worker, once left (SEVERED)
- * tail                     callers (CAS, once a segment)  callers, worker   callers' line
- *                                                         (once a round)
- * pending                  callers (+1 an add, -1 a       callers           callers' line
- *                          cancel)
+ * Segment.next             one caller, once (CAS); the    the lane's        the segment
+ *                          worker, once left (SEVERED)    callers, worker
+ * a lane's tail            its callers (CAS, once a       its callers, the  the lane's
+ *                          segment)                       worker (a round)  callers' line
+ * a stripe's adds,         its callers (+1 an add; +1 a   callers (a sum)   the lane's
+ * cancels, credit          cancel; -1 an add, +1 a                          callers' line
+ *                          cancel, draws, give-backs)
+ * drawn                    callers (once a chunk)         callers           callers' line
  * ended                    the worker (+1 an expiry, a    callers           its own line
  *                          refusal, stop())
  * urgent                   callers (0 to 1), the worker   the worker        callers' line
@@ -48,26 +69,28 @@ import java.util.function.Consumer;
  *                          AWAKE)
  * state                    start(), stop(), the worker    callers, worker   shared line
  *                          when it fails
+ * the lanes' arrays        a stripe's first caller, once  callers, worker   shared line
+ *                          a lane (CAS null to the lane)
  * commands                 callers (offer)                the worker (poll) its own queue
  * wakers, closing          wakers; the worker at its end  the worker        shared line
- * where the worker is in   the worker                     the worker        worker's line
- * the queue (cur, held,
+ * where the worker is in   the worker                     the worker        the lane's
+ * a lane (cur, held, end,                                                   worker's line
  * scan, clear)
  * </pre>
  *
- * <p>So a caller writes, per newTimeout() and cancel(), the callers' line and
- * its slot, and the worker only reads them: it writes the callers' line
- * only to clear {@code urgent} once a round when a caller set it. The
- * worker writes the shared line twice a wait ({@code sleep}), and the line
- * of {@code ended} once a timeout it ends (expires, most often); callers
- * only read them. Padding (128 bytes, so that an adjacent-line prefetch
- * does not pair them) keeps these lines, and the worker's own, apart from
- * each other and from whatever the heap puts beside the object. The
- * worker never looks at a timeout that it can leave alone: an add due
- * {@link Worker#HOLD_NANOS} or more later is held back a round by its
- * slot's deadline hint, without reading the timeout, so that a request
- * timeout cancelled within a round is not in the worker's cache while its
- * caller may still cancel it.
+ * <p>So a caller writes, per newTimeout() and cancel(), its stripe's lines
+ * and its slot, and the worker only reads them; the shared callers' line
+ * once a chunk of its stripe's adds, and {@code urgent} when it pushes an
+ * add due soon (the worker clears it once a round). The worker writes the
+ * shared line twice a wait ({@code sleep}), and the line of {@code ended}
+ * once a timeout it ends (expires, most often); callers only read them.
+ * Padding (128 bytes, so that an adjacent-line prefetch does not pair
+ * them) keeps these lines, and the worker's own, apart from each other and
+ * from whatever the heap puts beside the object. The worker never looks at
+ * a timeout that it can leave alone: an add due {@link Worker#HOLD_NANOS}
+ * or more later is held back a round by its slot's deadline hint, without
+ * reading the timeout, so that a request timeout cancelled within a round
+ * is not in the worker's cache while its caller may still cancel it.
  *
  * <h2>Why the order is safe</h2>
  *
@@ -76,12 +99,14 @@ import java.util.function.Consumer;
  *     is a volatile write (the slot's compare-and-set) followed by a
  *     volatile read of {@code sleep}; the worker's wait is a volatile
  *     write of {@code sleep} followed by a volatile read of the slot it
- *     would take next ({@link #mayNotSleep}). Volatile accesses are totally
+ *     would take next in every lane ({@link #mayNotSleep}), the lanes'
+ *     arrays read with acquire (a lane a stripe's first caller made after
+ *     that read is pushed to after it). Volatile accesses are totally
  *     ordered: the worker sees the slot filled and does not sleep, or the
  *     caller sees it asleep and wakes it (unless the worker lingers and
  *     wakes by itself well before the timeout's deadline, see
  *     {@link #add}).
- * <li><b>Slots fill in order, without gaps.</b> A caller tries slot
+ * <li><b>Slots fill in order, without gaps</b>, in each lane. A caller tries slot
  *     {@code fill}, then each next one, until its compare-and-set
  *     succeeds; {@code fill} is written only after a success, and a failure
  *     means the slot was full; so every slot below the one a caller fills
@@ -106,7 +131,7 @@ import java.util.function.Consumer;
  *     hold an add back a round, a linger later, never lose it or run it
  *     early.)
  * <li><b>A consumed slot is never filled again.</b> The worker overwrites
- *     only slots it consumed, with {@link #CONSUMED}, which no caller's
+ *     only slots it consumed, with {@link Lane#CONSUMED}, which no caller's
  *     compare-and-set from null can replace.
  * <li><b>stop() racing a push.</b> A caller reads {@code state} after its
  *     push; the worker's last drain ({@link Worker}'s shutdown) comes after
@@ -119,7 +144,7 @@ import java.util.function.Consumer;
  *     {@code closing} and waits for {@code wakers} to drain before it
  *     closes the native side.
  * <li><b>A severed segment is behind the tail.</b> The worker unlinks a
- *     segment (its {@code next} becomes {@link #SEVERED}) once the adds
+ *     segment of a lane (its {@code next} becomes SEVERED) once the adds
  *     it may still hand over all lie in later ones: it has gone on to a
  *     later segment, where the tail was when the round began. A caller
  *     fills a slot of a segment only after its move of {@code tail} onto
@@ -148,6 +173,22 @@ import java.util.function.Consumer;
  *     end of its linger (1), at most {@link #LINGER_NANOS} after it went to
  *     sleep, long before the deadline; a worker that sleeps until
  *     something is due ({@link #FOREVER}) is woken.
+ * <li><b>The count never passes the limit.</b> A stripe admits a timeout
+ *     only with a credit: one of its own (compare-and-set, never below
+ *     0), or one it draws with a compare-and-set of {@code drawn} while
+ *     {@code drawn}, less {@code ended} (read first, so never more than it
+ *     is), is below the limit. Every timeout counted holds a credit drawn
+ *     and not given back, so the count is at most {@code drawn - ended}, at
+ *     most the limit. A stripe refuses only once no credit is left to draw
+ *     after it took back every stripe's ({@link #admit}): a cancel that
+ *     happened before the refusal (in the order of the two threads) gave
+ *     its credit to a stripe that this took back.
+ * <li><b>The engine never holds more than the limit.</b> A cancel uncounts
+ *     its timeout after its push; an add that its credit let in, in any
+ *     lane, is pushed after that. A round reads where every lane of adds
+ *     ends, then drains every lane of cancels to its end read then, so it
+ *     hands over every cancel pushed before an add of the round, before
+ *     that add ({@link #drain}).
  * </ol>
  */
 final class HandOver extends HandOverEndedLine {
@@ -175,15 +216,11 @@ final class HandOver extends HandOverEndedLine {
      */
     static final long AHEAD = Long.MAX_VALUE - 1;
 
-    /** A slot the worker consumed and cleared: no push fills it again. */
-    static final WheelTimeout CONSUMED = new TaskTimeout(null, null, 0);
-
     /**
-     * Slots per segment: a new segment (a reference and a long a slot,
-     * about 3 KiB) every 256 pushes, made by the caller that finds the last
-     * one full.
+     * The most credits a stripe draws on the limit at once (fewer near the
+     * limit), and keeps: past twice this, it gives this many back.
      */
-    static final int SLOTS = 256;
+    static final long CHUNK = 32;
 
     /*
      * How long the worker lingers after a round that took new timeouts, and
@@ -199,19 +236,9 @@ final class HandOver extends HandOverEndedLine {
      */
     static final long URGENT_NANOS = LINGER_NANOS + DEFER_MARGIN_NANOS;
 
-    /*
-     * Field updaters, not VarHandles, where a field will do: before the JIT
-     * has compiled them, a third of the cost (about 240 ns against 800 for a
-     * compare-and-set), which a fresh JVM's first burst pays on every call.
-     * The slots are array elements, which only a VarHandle reaches.
-     */
-    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(WheelTimeout[].class);
-    private static final AtomicReferenceFieldUpdater<Segment, Segment> NEXT =
-            AtomicReferenceFieldUpdater.newUpdater(Segment.class, Segment.class, "next");
-    private static final AtomicReferenceFieldUpdater<HandOverCallersLine, Segment> TAIL =
-            AtomicReferenceFieldUpdater.newUpdater(HandOverCallersLine.class, Segment.class, "tail");
-    private static final AtomicLongFieldUpdater<HandOverCallersLine> PENDING =
-            AtomicLongFieldUpdater.newUpdater(HandOverCallersLine.class, "pending");
+    private static final VarHandle LANE = MethodHandles.arrayElementVarHandle(Lane[].class);
+    private static final AtomicLongFieldUpdater<HandOverCallersLine> DRAWN =
+            AtomicLongFieldUpdater.newUpdater(HandOverCallersLine.class, "drawn");
     private static final AtomicLongFieldUpdater<HandOverEndedLine> ENDED =
             AtomicLongFieldUpdater.newUpdater(HandOverEndedLine.class, "ended");
     private static final AtomicLongFieldUpdater<HandOverSharedLine> SLEEP =
@@ -219,57 +246,160 @@ final class HandOver extends HandOverEndedLine {
     private static final AtomicIntegerFieldUpdater<HandOverSharedLine> STATE =
             AtomicIntegerFieldUpdater.newUpdater(HandOverSharedLine.class, "state");
 
-    /** The link of a segment the worker has left for good (rules, 8). */
-    private static final Segment SEVERED = new Segment(-1);
-
-    /**
-     * A run of the queue's slots: filled in order by callers, read in order
-     * by the worker, left to the collector once both have moved on.
-     */
-    static final class Segment {
-        final WheelTimeout[] timeouts = new WheelTimeout[SLOTS];
-        /** Each slot's deadline, or 0: see the rules, 4. */
-        final long[] hints = new long[SLOTS];
-        /** Callers': the slots below are full (a hint: it may lag). */
-        int fill;
-        volatile Segment next;
-        /** Its place in the chain: the first is 0. */
-        final long number;
-
-        Segment(long number) {
-            this.number = number;
-        }
+    HandOver(long ctx, boolean virtualClock, long maxPending) {
+        super(ctx, virtualClock, maxPending);
     }
 
-    HandOver(long ctx, boolean virtualClock, long maxPending) {
-        super(ctx, virtualClock, maxPending, new Segment(0));
+    /* The lanes: each stripe's, made by its first caller. */
+
+    /** The current thread's lane of adds (the stripe's counts are there too). */
+    Lane addLane() {
+        return lane(addLanes);
+    }
+
+    /** The current thread's lane of cancels. */
+    Lane cancelLane() {
+        return lane(cancelLanes);
+    }
+
+    private static Lane lane(Lane[] lanes) {
+        int i = Stripes.current();
+        Lane l = (Lane) LANE.getAcquire(lanes, i);
+        if (l != null) {
+            return l;
+        }
+        Lane made = new Lane();
+        Lane was = (Lane) LANE.compareAndExchange(lanes, i, (Lane) null, made);
+        return was == null ? made : was;
+    }
+
+    /** A lane of {@code lanes} as the worker (or a sum) reads it: null until made. */
+    private static Lane laneAt(Lane[] lanes, int i) {
+        return (Lane) LANE.getAcquire(lanes, i);
     }
 
     /* The callers' side. */
 
     /**
-     * The timeouts counted: newTimeout()s less cancels ({@code pending}),
-     * less those the worker ended ({@code ended}), read in that order so
-     * that a race counts one too many, never too few.
+     * The timeouts counted: those the stripes admitted, less those they
+     * uncounted, less those the worker ended, read in the reverse order
+     * ({@code ended}, every stripe's uncounted, every stripe's admitted),
+     * each a count that only grows: a timeout uncounted or ended was
+     * admitted before, so a sum sees its admission if it sees its end, and
+     * counts one too many, never too few. Exact when nothing races it.
      */
     long pending() {
         long e = ended;
-        return pending - e;
+        long c = 0;
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                c += l.cancels();
+            }
+        }
+        long a = 0;
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                a += l.adds();
+            }
+        }
+        return a - c - e;
     }
 
     /**
-     * A caller's: counts one more timeout; returns the count with it, which
-     * may be above the limit (then uncount it), and may count a timeout the
-     * worker is ending just now, never one too few.
+     * Whether no timeout is counted: {@link #pending()} is 0, summed only
+     * when the credits drawn on the limit, less those the worker ended, are
+     * few enough that the stripes could hold them all (the count is those
+     * less the stripes' credits; a stripe keeps at most two chunks, and may
+     * be giving a third back). Two reads of lines seldom written, most of
+     * the time; a sum of every stripe's under {@code 3 * CHUNK} a stripe.
      */
-    long countUp() {
+    boolean nonePending() {
         long e = ended;
-        return PENDING.incrementAndGet(this) - e;
+        return drawn - e <= 3 * CHUNK * Stripes.COUNT && pending() == 0;
     }
 
-    /** A caller's: uncounts a timeout it cancelled, or could not add. */
+    /**
+     * A caller's: counts one more timeout, if the limit allows; false if
+     * it does not (nothing counted). A stripe admits by its own credits,
+     * drawn on the limit a chunk at a time (fewer as the limit nears), so
+     * that callers of different stripes write no line in common; at the
+     * limit it takes back every stripe's credits before it refuses.
+     */
+    boolean admit() {
+        Lane l = addLane();
+        if (!l.takeCredit() && !draw(l)) {
+            return false;
+        }
+        l.countAdd();
+        return true;
+    }
+
+    /**
+     * Draws credits on the limit for {@code l}, one of them for the add at
+     * hand: the limit less the credits drawn, plus the timeouts the worker
+     * ended (read first: a later read can only allow more), is what may
+     * still be drawn. Every timeout counted holds a credit drawn, so the
+     * count never passes the limit.
+     */
+    private boolean draw(Lane l) {
+        for (;;) {
+            long e = ended;
+            long d = drawn;
+            long free = maxPending - (d - e);
+            if (free > 0) {
+                long n = Math.min(CHUNK, Math.max(1, free / (2 * Stripes.COUNT)));
+                if (DRAWN.compareAndSet(this, d, d + n)) {
+                    if (n > 1) {
+                        l.addCredit(n - 1);
+                    }
+                    return true;
+                }
+            } else if (!reclaim()) {
+                return false;
+            }
+        }
+    }
+
+    /**
+     * At the limit: takes back every stripe's credits, one caller at a
+     * time, so that none finds the credits another is taking back neither
+     * in a stripe nor in {@code drawn}. True if the caller may draw again:
+     * credits were taken back, by this call or, meanwhile, another.
+     */
+    private boolean reclaim() {
+        synchronized (addLanes) {
+            long e = ended;
+            if (maxPending - (drawn - e) > 0) {
+                return true;
+            }
+            long got = 0;
+            for (int i = 0; i < addLanes.length; i++) {
+                Lane l = laneAt(addLanes, i);
+                if (l != null) {
+                    got += l.takeAllCredit();
+                }
+            }
+            if (got == 0) {
+                return false;
+            }
+            DRAWN.getAndAdd(this, -got);
+            return true;
+        }
+    }
+
+    /**
+     * A caller's: uncounts a timeout it cancelled, or could not add: its
+     * credit goes to the caller's stripe, which gives a chunk back once it
+     * holds more than two.
+     */
     void countDown() {
-        PENDING.decrementAndGet(this);
+        Lane l = addLane();
+        long c = l.countCancel();
+        if (c > 2 * CHUNK && l.takeBack(c, CHUNK)) {
+            DRAWN.getAndAdd(this, -CHUNK);
+        }
     }
 
     /**
@@ -293,7 +423,7 @@ final class HandOver extends HandOverEndedLine {
      * cancelled and uncounted, if stop() came first (see the rules, 6).
      */
     boolean add(WheelTimeout t, long now) {
-        push(t, t.deadline);
+        addLane().push(t, t.deadline);
         // Before sleep is read: a worker about to linger either sees this,
         // or is seen asleep below (both volatile).
         if ((virtualClock || t.deadline - now < URGENT_NANOS) && urgent == 0) {
@@ -322,7 +452,7 @@ final class HandOver extends HandOverEndedLine {
      * first (rules, 6).
      */
     boolean addAhead(WheelTimeout t) {
-        push(t, AHEAD);
+        addLane().push(t, AHEAD);
         if (state == SHUTDOWN && t.cancelOnStop()) {
             countDown();
             return false;
@@ -342,45 +472,9 @@ final class HandOver extends HandOverEndedLine {
      */
     void cancelled(WheelTimeout t, boolean taken) {
         if (taken) {
-            push(t, 0);
+            cancelLane().push(t, 0);
         }
         countDown();
-    }
-
-    /** Fills the next free slot with {@code t} (see the rules, 2). */
-    private void push(WheelTimeout t, long hint) {
-        Segment s = tail;
-        int i = s.fill;
-        for (;;) {
-            if (i >= SLOTS) {
-                s = nextSegment(s);
-                i = s.fill;
-            } else if (SLOT.compareAndSet(s.timeouts, i, (WheelTimeout) null, t)) {
-                s.hints[i] = hint;
-                s.fill = i + 1;
-                return;
-            } else {
-                i++;
-            }
-        }
-    }
-
-    /**
-     * The segment after the full {@code s}, made if need be, the tail moved
-     * on to it; or the tail, if the link read last says the worker severed
-     * {@code s} (rules, 8).
-     */
-    private Segment nextSegment(Segment s) {
-        Segment n = s.next;
-        if (n == null) {
-            Segment made = new Segment(s.number + 1);
-            n = NEXT.compareAndSet(s, null, made) ? made : s.next;
-        }
-        if (n == SEVERED) {
-            return tail;
-        }
-        TAIL.compareAndSet(this, s, n);
-        return n;
     }
 
     /** Posts a command (advance(), stats() ...) for the worker's next round, and wakes it. */
@@ -457,169 +551,69 @@ final class HandOver extends HandOverEndedLine {
     }
 
     /**
-     * Drains a round: what was pushed before it began. First the adds the
-     * last round held back (older, so first: the engine keeps the order of
-     * those due at the same time), then what was pushed since, in push
-     * order: a cancel's push goes to {@code round} as a cancel, an add as
-     * an add, or is held back, left in its slot for the next round, if due
-     * at {@code horizon} or later (by its hint alone when it has one: rules,
-     * 4). A timeout cancelled before it was handed over is skipped: the
-     * engine never hears of it. In push order, the engine never holds more
+     * Drains a round: what was pushed before it began. First every lane of
+     * cancels, then each lane of adds: the adds its last round held back
+     * (older, so first: the engine keeps the order of those due at the
+     * same time), then what was pushed since, in push order; an add due at
+     * {@code horizon} or later is held back for the next round (see
+     * {@link Lane#drain}). A timeout cancelled before it was handed over is
+     * skipped: the engine never hears of it. The engine never holds more
      * timeouts than the count allowed: an add that a cancel's uncounting
-     * let in was pushed after that cancel (see {@link #cancelled}). Returns
-     * the number of new adds given.
+     * let in was pushed after that cancel, and the ends of the lanes of
+     * adds are read before the lanes of cancels are drained, so the cancel
+     * is handed over first, whatever the lanes. (A cancel's push is of a
+     * timeout handed over by an earlier round, never of one of this
+     * round's adds.) Returns the number of new adds given.
      *
-     * <p>The round ends where the callers' tail was when it began (or at
-     * the first slot still empty, which the tail's {@code fill}, a hint,
-     * may not yet show): a stream of pushes that the worker cannot keep up
-     * with ends each round all the same, and what it fired is run.
-     *
-     * <p>Each pass's body is a method of its own: a fresh JVM compiles a
-     * method after a few hundred calls, but a loop inside one only after
-     * tens of thousands of turns, and runs it interpreted until then (most
-     * of a first burst of 100 000 timeouts).
+     * <p>Each lane's round ends where its tail was when the round began
+     * (or at the first slot still empty): a stream of pushes that the
+     * worker cannot keep up with ends each round all the same, and what it
+     * fired is run.
      */
     int drain(long horizon, Round round) {
-        Segment oldest = heldSegment;
-        Segment end = tail;
-        int endIndex = end.fill;
-        // Held back by the round before.
-        if (heldCount > 0) {
-            scanFrom(heldSegment, heldIndex);
-            while (scanning(curSegment, curIndex)) {
-                drainHeld(round);
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                l.markEnd();
             }
         }
-        // Pushed since.
-        heldCount = 0;
-        givenCount = 0;
-        scanFrom(curSegment, curIndex);
-        while (scanning(end, endIndex) && drainNew(horizon, round)) {
-            // Each call takes one slot.
+        for (int i = 0; i < cancelLanes.length; i++) {
+            Lane l = laneAt(cancelLanes, i);
+            if (l != null) {
+                l.markEnd();
+                l.drain(Long.MAX_VALUE, round);
+            }
         }
-        heldSegment = curSegment;
-        heldIndex = curIndex;
-        curSegment = scanSegment;
-        curIndex = scanIndex;
-        if (heldCount == 0) {
-            heldSegment = curSegment;
-            heldIndex = curIndex;
+        int given = 0;
+        boolean held = false;
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            // A lane made since the ends were read waits for the next round.
+            if (l != null && l.endSegment != null) {
+                given += l.drain(horizon, round);
+                held |= l.holding();
+            }
         }
-        sever(oldest, heldSegment);
-        return givenCount;
-    }
-
-    /**
-     * Unlinks the segments from {@code s} up to {@code end}, which the
-     * worker has left for good (rules, 8). A dead segment that the
-     * collector had promoted would otherwise keep every later one, and
-     * their timeouts, alive through each young collection, by its link
-     * alone: a heap that grew by 180 MB a second under a stream of
-     * newTimeout() and cancel() with 1000 pending.
-     */
-    private static void sever(Segment s, Segment end) {
-        while (s != end) {
-            Segment n = s.next;
-            s.next = SEVERED;
-            s = n;
-        }
+        holding = held;
+        return given;
     }
 
     /** Whether the last round held adds back: the next must hand them over. */
     boolean holding() {
-        return heldCount > 0;
+        return holding;
     }
 
     /**
-     * A slot of the last round's, at the scan: given now if it holds an add
-     * still pending, not taken nor cancelled, which the last round held
-     * back (it took, or skipped, every other).
-     */
-    private void drainHeld(Round round) {
-        WheelTimeout t = scanSegment.timeouts[scanIndex++];
-        if (t.state() == WheelTimeout.ST_INIT) {
-            round.add(t, true);
-        }
-    }
-
-    /**
-     * The slot at the scan, pushed since the last round: false if it is
-     * still empty (the round ends there). It is read first here, with
-     * acquire (rules, 3). A cancel's push has no hint; an add's may not
-     * have it yet, and is then told by the timeout: not TAKEN.
-     */
-    private boolean drainNew(long horizon, Round round) {
-        Segment s = scanSegment;
-        int i = scanIndex;
-        WheelTimeout t = (WheelTimeout) SLOT.getAcquire(s.timeouts, i);
-        if (t == null) {
-            return false;
-        }
-        scanIndex = i + 1;
-        long hint = s.hints[i];
-        if (hint >= horizon) {
-            heldCount++;
-            return true;
-        }
-        int state = t.state();
-        if (state == WheelTimeout.ST_INIT) {
-            if (hint == 0 && t.deadline >= horizon) {
-                heldCount++;
-            } else {
-                round.add(t, false);
-                givenCount++;
-            }
-        } else if (hint == 0 && (state & WheelTimeout.TAKEN) != 0) {
-            round.cancel(t);
-        }
-        return true;
-    }
-
-    /** Starts a scan of slots at {@code s}, {@code i}. */
-    private void scanFrom(Segment s, int i) {
-        scanSegment = s;
-        scanIndex = i;
-    }
-
-    /**
-     * Whether the scan has slots left before {@code end}, {@code endIndex};
-     * if so, the scan is at the next one (on the next segment past a full one).
-     */
-    private boolean scanning(Segment end, int endIndex) {
-        if (scanSegment == end && scanIndex == endIndex) {
-            return false;
-        }
-        if (scanIndex == SLOTS) {
-            scanSegment = scanSegment.next;
-            scanIndex = 0;
-            return scanSegment != end || endIndex != 0;
-        }
-        return true;
-    }
-
-    /**
-     * Every timeout in the queue neither handed to the engine nor
-     * cancelled: the adds held back and those pushed since, oldest first.
-     * For stop(), and for the executor's shutdown() from a task, in
-     * mid-round, when the worker may not hand anything over.
+     * Every timeout in the lanes neither handed to the engine nor
+     * cancelled: the adds held back and those pushed since, oldest first
+     * in each lane. For stop(), and for the executor's shutdown() from a
+     * task, in mid-round, when the worker may not hand anything over.
      */
     void forEachPending(Consumer<WheelTimeout> action) {
-        Segment s = heldSegment;
-        int i = heldIndex;
-        for (;;) {
-            if (i == SLOTS) {
-                s = s.next;
-                if (s == null) {
-                    return;
-                }
-                i = 0;
-            }
-            WheelTimeout t = (WheelTimeout) SLOT.getAcquire(s.timeouts, i++);
-            if (t == null) {
-                return;
-            }
-            if (t.state() == WheelTimeout.ST_INIT) {
-                action.accept(t);
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                l.forEachPending(action);
             }
         }
     }
@@ -637,22 +631,22 @@ final class HandOver extends HandOverEndedLine {
     }
 
     /**
-     * Whether anything is pushed that no round drained (a volatile read of
-     * the slot the next round takes first, as drainNew() reads it). Past
-     * a full segment that slot is the next segment's first: a segment
-     * linked but not yet filled (its caller between the two) holds nothing.
+     * Whether anything is pushed that no round drained, in any lane (a
+     * lane made after this read it as null is pushed to after, and its
+     * caller then sees the sleep).
      */
     private boolean pushed() {
-        Segment s = curSegment;
-        int i = curIndex;
-        if (i == SLOTS) {
-            s = s.next;
-            if (s == null) {
-                return false;
+        return pushed(addLanes) || pushed(cancelLanes);
+    }
+
+    private static boolean pushed(Lane[] lanes) {
+        for (int i = 0; i < lanes.length; i++) {
+            Lane l = laneAt(lanes, i);
+            if (l != null && l.pushed()) {
+                return true;
             }
-            i = 0;
         }
-        return SLOT.getVolatile(s.timeouts, i) != null;
+        return false;
     }
 
     /**
@@ -660,13 +654,23 @@ final class HandOver extends HandOverEndedLine {
      * {@code by} is not {@link #FOREVER} and their deadline is {@link
      * #DEFER_MARGIN_NANOS} or more after it, when it wakes by itself. An
      * idle worker (not lingering) first clears the slots it is done with,
-     * so that the queue holds no timeout for it (rules, 5).
+     * so that the lanes hold no timeout for it (rules, 5).
      */
     void sleep(long by, boolean lingering) {
         if (!lingering) {
-            clearDone();
+            clearDone(addLanes);
+            clearDone(cancelLanes);
         }
         sleep = by;
+    }
+
+    private static void clearDone(Lane[] lanes) {
+        for (int i = 0; i < lanes.length; i++) {
+            Lane l = laneAt(lanes, i);
+            if (l != null) {
+                l.clearDone();
+            }
+        }
     }
 
     /** When the worker wakes, or decides not to sleep. */
@@ -674,22 +678,6 @@ final class HandOver extends HandOverEndedLine {
         if (sleep != AWAKE) {
             sleep = AWAKE;
         }
-    }
-
-    /** Overwrites the drained slots of the current segment, before which the worker holds none. */
-    private void clearDone() {
-        if (heldCount > 0) {
-            return;
-        }
-        if (clearNumber != curSegment.number) {
-            clearNumber = curSegment.number;
-            clearIndex = 0;
-        }
-        WheelTimeout[] slots = curSegment.timeouts;
-        for (int i = clearIndex; i < curIndex; i++) {
-            slots[i] = CONSUMED;
-        }
-        clearIndex = curIndex;
     }
 
     /** The next command posted, or null. */
@@ -727,18 +715,12 @@ abstract class HandOverPadHead {
     private long pad09, pad0a, pad0b, pad0c, pad0d, pad0e, pad0f, pad10;
 }
 
-/** What callers write on every newTimeout() and cancel(). */
+/** What callers write now and then: the credits drawn on the limit, once a chunk; urgent. */
 abstract class HandOverCallersLine extends HandOverPadHead {
-    /** The segment callers fill. */
-    volatile HandOver.Segment tail;
-    /** Timeouts counted against the limit. */
-    volatile long pending;
+    /** Credits the stripes drew on the limit, less those given back. */
+    volatile long drawn;
     /** 1 once a caller pushed an add due soon; the worker clears it each round. */
     volatile int urgent;
-
-    HandOverCallersLine(HandOver.Segment first) {
-        tail = first;
-    }
 }
 
 abstract class HandOverPadMiddle extends HandOverCallersLine {
@@ -746,10 +728,6 @@ abstract class HandOverPadMiddle extends HandOverCallersLine {
     private long pad20, pad21, pad22, pad23, pad24, pad25, pad26, pad27;
     @SuppressWarnings("unused")
     private long pad28, pad29, pad2a, pad2b, pad2c, pad2d, pad2e, pad2f;
-
-    HandOverPadMiddle(HandOver.Segment first) {
-        super(first);
-    }
 }
 
 /** What the worker writes a few times a round and callers read: its sleep; and what never changes. */
@@ -763,13 +741,15 @@ abstract class HandOverSharedLine extends HandOverPadMiddle {
     final long ctx;
     final long maxPending;
     final boolean virtualClock;
+    /** Each stripe's lane of adds, and of cancels ({@link Stripes}): null until its first caller. */
+    final Lane[] addLanes = new Lane[Stripes.COUNT];
+    final Lane[] cancelLanes = new Lane[Stripes.COUNT];
     /** Other commands for the worker: advance(), stats(), pendingList(). */
     final ConcurrentLinkedQueue<FutureTask<?>> commands = new ConcurrentLinkedQueue<>();
     /** Threads inside signal(); the native side is closed only when none is. */
     final java.util.concurrent.atomic.AtomicInteger wakers = new java.util.concurrent.atomic.AtomicInteger();
 
-    HandOverSharedLine(long ctx, boolean virtualClock, long maxPending, HandOver.Segment first) {
-        super(first);
+    HandOverSharedLine(long ctx, boolean virtualClock, long maxPending) {
         this.ctx = ctx;
         this.virtualClock = virtualClock;
         this.maxPending = maxPending;
@@ -782,42 +762,20 @@ abstract class HandOverPadWorker extends HandOverSharedLine {
     @SuppressWarnings("unused")
     private long pad38, pad39, pad3a, pad3b, pad3c, pad3d, pad3e, pad3f;
 
-    HandOverPadWorker(long ctx, boolean virtualClock, long maxPending, HandOver.Segment first) {
-        super(ctx, virtualClock, maxPending, first);
+    HandOverPadWorker(long ctx, boolean virtualClock, long maxPending) {
+        super(ctx, virtualClock, maxPending);
     }
 }
 
-/**
- * The worker's alone: where it is in the queue. Each position is a segment
- * and a slot's index in it (SLOTS: past its last slot).
- */
+/** The worker's alone (its places in the lanes are the lanes'). */
 abstract class HandOverWorkerLine extends HandOverPadWorker {
-    /** Where the next round starts: every slot before it was drained. */
-    HandOver.Segment curSegment;
-    int curIndex;
-    /** Where the last round started: its adds held back lie from here to cur. */
-    HandOver.Segment heldSegment;
-    int heldIndex;
-    /** The adds the last round held back. */
-    int heldCount;
+    /** Whether the last round held adds back. */
+    boolean holding;
     /** A reading of the clock after the last round's pass over new pushes (rules, 9). */
     long heldAt;
-    /** During drain(): the scan of a pass, the adds given. */
-    HandOver.Segment scanSegment;
-    int scanIndex;
-    int givenCount;
-    /**
-     * The slots below clearIndex of the segment numbered clearNumber hold
-     * CONSUMED. A number: a reference would keep that segment, and every
-     * later one, reachable while the worker does not idle (see sever()).
-     */
-    long clearNumber;
-    int clearIndex;
 
-    HandOverWorkerLine(long ctx, boolean virtualClock, long maxPending, HandOver.Segment first) {
-        super(ctx, virtualClock, maxPending, first);
-        curSegment = first;
-        heldSegment = first;
+    HandOverWorkerLine(long ctx, boolean virtualClock, long maxPending) {
+        super(ctx, virtualClock, maxPending);
     }
 }
 
@@ -827,17 +785,17 @@ abstract class HandOverPadEnded extends HandOverWorkerLine {
     @SuppressWarnings("unused")
     private long pad58, pad59, pad5a, pad5b, pad5c, pad5d, pad5e, pad5f;
 
-    HandOverPadEnded(long ctx, boolean virtualClock, long maxPending, HandOver.Segment first) {
-        super(ctx, virtualClock, maxPending, first);
+    HandOverPadEnded(long ctx, boolean virtualClock, long maxPending) {
+        super(ctx, virtualClock, maxPending);
     }
 }
 
-/** What the worker writes once a timeout it ends, and callers read on every newTimeout(). */
+/** What the worker writes once a timeout it ends, and callers read when they draw on the limit. */
 abstract class HandOverEndedLine extends HandOverPadEnded {
     /** Timeouts the worker uncounted: expired, refused, ended, or cancelled by stop(). */
     volatile long ended;
 
-    HandOverEndedLine(long ctx, boolean virtualClock, long maxPending, HandOver.Segment first) {
-        super(ctx, virtualClock, maxPending, first);
+    HandOverEndedLine(long ctx, boolean virtualClock, long maxPending) {
+        super(ctx, virtualClock, maxPending);
     }
 }

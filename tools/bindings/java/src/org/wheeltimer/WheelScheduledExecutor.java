@@ -170,10 +170,9 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
      * {@link WheelScheduledFuture#OUT}), in cells
      * {@link #CELL_LONGS} apart from index {@code CELL_LONGS}: a cell's
      * count, its cancels since the last wake (see noteCancel()), its count
-     * out of the wheel.
+     * out of the wheel; a thread's cell is its stripe's ({@link Stripes}).
      */
     private final long[] live;
-    private final int liveMask;
     /** The periodic tasks' timeouts the timer counts (see {@link #periodicTimeouts(long)}). */
     private final AtomicLong periodicTimeouts = new AtomicLong();
     private final CountDownLatch terminated = new CountDownLatch(1);
@@ -224,9 +223,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
         poolQueue = (PoolQueue) super.getQueue();
         queueView = new TaskQueueView(this);
         handler = b.handler;
-        int cells = Integer.highestOneBit(Math.max(4, 2 * Runtime.getRuntime().availableProcessors()) - 1) << 1;
-        live = new long[(cells + 2) * CELL_LONGS];
-        liveMask = cells - 1;
+        live = new long[(Stripes.COUNT + 2) * CELL_LONGS];
         ThreadFactory threads = getThreadFactory();
         Thread[] made = new Thread[1];
         ThreadFactory timerFactory = r -> {
@@ -589,8 +586,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
 
     /** This thread's cell in {@link #live}: the same one each time. */
     private int cell() {
-        long id = Thread.currentThread().getId();
-        return (((int) (id ^ (id >>> 16)) & liveMask) + 1) * CELL_LONGS;
+        return (Stripes.current() + 1) * CELL_LONGS;
     }
 
     private void count(long delta) {
@@ -687,7 +683,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
             }
             live[i] = n;
         }
-        if (timer.pendingTimeouts() == 0) {
+        if (timer.nonePending()) {
             timer.wakeWorker();
         }
     }

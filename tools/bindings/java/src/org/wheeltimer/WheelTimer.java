@@ -593,10 +593,9 @@ public final class WheelTimer implements Timer {
      * @throws IllegalStateException      once stopped
      */
     private void admit() {
-        long count = handOver.countUp();
-        if (count > handOver.maxPending()) {
-            handOver.countDown();
-            throw new RejectedExecutionException("Number of pending timeouts (" + count
+        if (!handOver.admit()) {
+            throw new RejectedExecutionException("Number of pending timeouts ("
+                    + (handOver.pending() + 1)
                     + ") is greater than or equal to maximum allowed pending timeouts ("
                     + maxPending + ")");
         }
@@ -742,6 +741,14 @@ public final class WheelTimer implements Timer {
      */
     public long pendingTimeouts() {
         return handOver.pending();
+    }
+
+    /**
+     * WheelScheduledExecutor's: whether {@link #pendingTimeouts()} is 0,
+     * most often told without reading every stripe's count.
+     */
+    boolean nonePending() {
+        return handOver.nonePending();
     }
 
     /** The limit of {@link #pendingTimeouts()}: the engine's {@code max_pending}. */

@@ -23,8 +23,8 @@ import java.util.function.Consumer;
  * The only thread that calls libwheeltimer for its timer, as the library
  * requires. Each round it runs the queued commands ({@code advance()},
  * {@code stats()}), drains what callers pushed to the timer's
- * {@link HandOver} and queues the adds held back by the round before,
- * then what was pushed since, cancels and adds in push order (holding
+ * {@link HandOver} and queues the cancels, then, lane by lane, the adds
+ * held back by the round before and what was pushed since (holding
  * back a round the adds due {@link #HOLD_NANOS} or more later, and keeping
  * the one-shot adds due seconds ahead in its {@link FarHold} until their
  * time comes near), with the library (one JNI call per
@@ -235,11 +235,11 @@ final class Worker implements Runnable, HandOver.Round {
     }
 
     /**
-     * Hands what was pushed to the library: the adds held back a round,
-     * then the cancels of timeouts the engine holds and the new adds, in
-     * push order; with {@code hold}, a new add due {@link #HOLD_NANOS} or
-     * more from now is held back instead ({@link HandOver#drain}). Returns
-     * the number of new adds given.
+     * Hands what was pushed to the library: the cancels of timeouts the
+     * engine holds, then, lane by lane, the adds held back a round and the
+     * new adds, in push order; with {@code hold}, a new add due
+     * {@link #HOLD_NANOS} or more from now is held back instead
+     * ({@link HandOver#drain}). Returns the number of new adds given.
      */
     private int handOver(boolean hold) {
         // Not on a virtual clock: advance() hands everything over.

@@ -62,7 +62,7 @@ class HandOverTest {
         h.closing = true;
         long horizon = 1_000_000;
         List<WheelTimeout> far = new ArrayList<>();
-        for (int i = 0; i < 4 * HandOver.SLOTS + 10; i++) {
+        for (int i = 0; i < 4 * Lane.SLOTS + 10; i++) {
             WheelTimeout t = new TaskTimeout(null, null, FAR);
             far.add(t);
             assertTrue(h.add(t, 0));
@@ -123,14 +123,14 @@ class HandOverTest {
     }
 
     /**
-     * A round gives the adds held back first, then what was pushed since in
-     * push order, cancels among the adds: an add that a cancel's uncounting
+     * A round gives the cancels first, then the adds held back, then what
+     * was pushed since in push order: an add that a cancel's uncounting
      * let in comes after that cancel, so that the engine never holds more
-     * than the count allows. (Until 29 November the cancels came first,
-     * then the held adds, then the new ones.)
+     * than the count allows. (Until 30 November, one queue for every
+     * caller, cancels and adds came in push order.)
      */
     @Test
-    void aRoundGivesTheHeldAddsThenWhatWasPushedInPushOrder() {
+    void aRoundGivesTheCancelsThenTheHeldAddsThenWhatWasPushedInPushOrder() {
         HandOver h = new HandOver(0, false, Long.MAX_VALUE);
         h.closing = true;
         long horizon = 1_000_000;
@@ -149,8 +149,166 @@ class HandOverTest {
         round.calls.clear();
         round.cancels.clear();
         assertEquals(1, h.drain(horizon, round), "the one new add");
-        assertEquals(List.of(far, taken, near), round.calls);
-        assertEquals(List.of(false, true, false), round.cancels);
+        assertEquals(List.of(taken, far, near), round.calls);
+        assertEquals(List.of(true, false, false), round.cancels);
+    }
+
+    /**
+     * A cancel on one thread's lane, and an add its uncounting let in on
+     * another's, at the limit: the round hands the cancel over first,
+     * whichever lane it drains first, so that the engine never holds more
+     * than the limit. It fails if a round drains each stripe's cancels and
+     * adds together, one stripe after another.
+     */
+    @Test
+    void anAddThatACancelOnAnotherLaneLetInComesAfterThatCancel() throws Exception {
+        HandOver h = new HandOver(0, false, 1);
+        h.closing = true;
+        Given round = new Given();
+        // Both ways round: the cancel's stripe before the add's, and after.
+        for (int pass = 0; pass < 2; pass++) {
+            int mine = Stripes.current();
+            int other = (mine + 1 + pass * (Stripes.COUNT - 2)) % Stripes.COUNT;
+            WheelTimeout taken = new TaskTimeout(null, null, 10);
+            onStripe(other, () -> {
+                assertTrue(h.admit());
+                assertTrue(h.add(taken, 0));
+            });
+            round.calls.clear();
+            round.cancels.clear();
+            assertEquals(1, h.drain(Long.MAX_VALUE, round));
+            assertFalse(h.admit(), "at the limit");
+            WheelTimeout next = new TaskTimeout(null, null, 20);
+            onStripe(other, () -> {
+                assertTrue(taken.cancelOnStop());
+                h.cancelled(taken, true);
+            });
+            assertTrue(h.admit(), "the cancel's credit, from the other stripe");
+            assertTrue(h.add(next, 0));
+            round.calls.clear();
+            round.cancels.clear();
+            assertEquals(1, h.drain(Long.MAX_VALUE, round));
+            assertEquals(List.of(taken, next), round.calls, "pass " + pass);
+            assertEquals(List.of(true, false), round.cancels);
+            assertTrue(next.cancelOnStop());
+            h.cancelled(next, true);
+            assertEquals(0, h.pending());
+            round.calls.clear();
+            assertEquals(0, h.drain(Long.MAX_VALUE, round));
+            assertEquals(List.of(next), round.calls, "its cancel");
+        }
+    }
+
+    /**
+     * The count of pending timeouts is exact across stripes: a stripe
+     * admits up to the limit, another is refused, then admits with the
+     * credits the first one's cancels freed (taken back at the limit),
+     * and with those the worker's ends freed; never one more.
+     */
+    @Test
+    void theLimitHoldsAcrossStripesAndWhatOneFreesAnotherMayTake() throws Exception {
+        HandOver h = new HandOver(0, false, 5);
+        int mine = Stripes.current();
+        int other = (mine + 1) % Stripes.COUNT;
+        for (int i = 0; i < 5; i++) {
+            assertTrue(h.admit());
+        }
+        assertFalse(h.admit(), "the sixth");
+        assertEquals(5, h.pending());
+        onStripe(other, () -> assertFalse(h.admit(), "another stripe's sixth"));
+        h.countDown();
+        h.countDown();
+        assertEquals(3, h.pending());
+        onStripe(other, () -> {
+            assertTrue(h.admit(), "a credit the first stripe freed");
+            assertTrue(h.admit(), "the other");
+            assertFalse(h.admit(), "and no more");
+        });
+        assertEquals(5, h.pending());
+        h.ended();
+        assertFalse(h.nonePending());
+        onStripe(other, () -> {
+            assertTrue(h.admit(), "what the worker ended");
+            assertFalse(h.admit());
+        });
+        assertFalse(h.admit());
+        assertEquals(5, h.pending(), "never more than the limit");
+        for (int i = 0; i < 5; i++) {
+            h.countDown();
+        }
+        assertEquals(0, h.pending());
+        assertTrue(h.nonePending());
+    }
+
+    /**
+     * Threads of every stripe admit and uncount at random against a small
+     * limit: no more are ever admitted at once than the limit allows, and
+     * the count ends exact.
+     */
+    @Test
+    void manyThreadsNeverPassTheLimitAndTheCountEndsExact() throws Exception {
+        int limit = 100;
+        HandOver h = new HandOver(0, false, limit);
+        java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        Thread[] threads = new Thread[2 * Stripes.COUNT];
+        long[] kept = new long[threads.length];
+        for (int k = 0; k < threads.length; k++) {
+            int kk = k;
+            threads[k] = new Thread(() -> {
+                java.util.Random rnd = new java.util.Random(kk);
+                int mineHeld = 0;
+                for (int i = 0; i < 200_000; i++) {
+                    if (rnd.nextBoolean() && h.admit()) {
+                        most.accumulateAndGet(held.incrementAndGet(), Math::max);
+                        mineHeld++;
+                    } else if (mineHeld > 0) {
+                        held.decrementAndGet();
+                        h.countDown();
+                        mineHeld--;
+                    }
+                }
+                kept[kk] = mineHeld;
+            });
+        }
+        for (Thread t : threads) {
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertTrue(most.get() <= limit, "at most the limit at once: " + most.get());
+        assertEquals(limit, most.get(), "the limit was reached");
+        assertEquals(java.util.Arrays.stream(kept).sum(), h.pending(), "the count ends exact");
+    }
+
+    /** Runs {@code r} on a thread of stripe {@code stripe}; rethrows what it threw. */
+    private static void onStripe(int stripe, Runnable r) throws Exception {
+        Throwable[] thrown = new Throwable[1];
+        for (;;) {
+            boolean[] ran = new boolean[1];
+            Thread t = new Thread(() -> {
+                if (Stripes.current() == stripe) {
+                    ran[0] = true;
+                    try {
+                        r.run();
+                    } catch (Throwable e) {
+                        thrown[0] = e;
+                    }
+                }
+            });
+            t.start();
+            t.join();
+            if (ran[0]) {
+                break;
+            }
+        }
+        if (thrown[0] instanceof Error e) {
+            throw e;
+        }
+        if (thrown[0] != null) {
+            throw new AssertionError(thrown[0]);
+        }
     }
 
     /**
@@ -163,7 +321,7 @@ class HandOverTest {
     void aRoundEndsWhereTheTailWasWhenItBegan() {
         HandOver h = new HandOver(0, false, Long.MAX_VALUE);
         h.closing = true;
-        int pushed = 3 * HandOver.SLOTS + 5;
+        int pushed = 3 * Lane.SLOTS + 5;
         for (int i = 0; i < pushed; i++) {
             assertTrue(h.add(new TaskTimeout(null, null, 10), 0));
         }
@@ -172,7 +330,7 @@ class HandOverTest {
             @Override
             public void add(WheelTimeout t, boolean wasHeld) {
                 super.add(t, wasHeld);
-                if (meanwhile.size() < 10 * HandOver.SLOTS) {
+                if (meanwhile.size() < 10 * Lane.SLOTS) {
                     WheelTimeout n = new TaskTimeout(null, null, 10);
                     meanwhile.add(n);
                     assertTrue(h.add(n, 0));
@@ -198,14 +356,14 @@ class HandOverTest {
     void aSegmentLinkedButNotYetFilledIsNoPush() {
         HandOver h = new HandOver(0, false, Long.MAX_VALUE);
         h.closing = true;
-        for (int i = 0; i < HandOver.SLOTS; i++) {
+        for (int i = 0; i < Lane.SLOTS; i++) {
             assertTrue(h.add(new TaskTimeout(null, null, FAR), 0));
         }
         Given round = new Given();
-        assertEquals(HandOver.SLOTS, h.drain(Long.MAX_VALUE, round));
-        assertEquals(HandOver.SLOTS, round.adds.size());
+        assertEquals(Lane.SLOTS, h.drain(Long.MAX_VALUE, round));
+        assertEquals(Lane.SLOTS, round.adds.size());
         // The next caller found the segment full and linked the next one.
-        h.curSegment.next = new HandOver.Segment(1);
+        h.addLane().curSegment.next = new Lane.Segment(1);
         h.sleep(HandOver.FOREVER, false);
         assertFalse(h.mayNotSleep(false), "a linked segment with nothing in it is no push");
         // It fills the first slot: that is a push.

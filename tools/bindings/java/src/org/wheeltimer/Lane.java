@@ -1,0 +1,454 @@
+// SPDX-License-Identifier: LGPL-2.1 OR MIT
+/*
+ * Lane.java - one queue of a WheelTimer's hand-over: the pushes of the
+ * callers of one stripe, in order, to the worker
+ */
+package org.wheeltimer;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.atomic.AtomicLongFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.Consumer;
+
+/**
+ * A queue of the hand-over ({@link HandOver}, whose rules it keeps): the
+ * pushes of the callers of one stripe (threads, by their id, see
+ * {@link Stripes}), adds or cancels, which the worker drains in push order.
+ * Callers fill its slots, the worker reads them; a lane's callers write
+ * only their own lines, which no caller of another stripe touches. The
+ * lane of a stripe's adds also holds that stripe's part of the count of
+ * pending timeouts ({@link HandOver#admit}).
+ */
+final class Lane extends LaneWorkerLine {
+    /* Nothing the heap puts after the lane shares the worker's line. */
+    @SuppressWarnings("unused")
+    private long pad40, pad41, pad42, pad43, pad44, pad45, pad46, pad47;
+    @SuppressWarnings("unused")
+    private long pad48, pad49, pad4a, pad4b, pad4c, pad4d, pad4e, pad4f;
+
+    /**
+     * Slots per segment: a new segment (a reference and a long a slot,
+     * about 3 KiB) every 256 pushes, made by the caller that finds the last
+     * one full.
+     */
+    static final int SLOTS = 256;
+
+    /** A slot the worker consumed and cleared: no push fills it again. */
+    static final WheelTimeout CONSUMED = new TaskTimeout(null, null, 0);
+
+    /*
+     * Field updaters, not VarHandles, where a field will do: before the JIT
+     * has compiled them, a third of the cost (about 240 ns against 800 for a
+     * compare-and-set), which a fresh JVM's first burst pays on every call.
+     * The slots are array elements, which only a VarHandle reaches.
+     */
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(WheelTimeout[].class);
+    private static final AtomicReferenceFieldUpdater<Segment, Segment> NEXT =
+            AtomicReferenceFieldUpdater.newUpdater(Segment.class, Segment.class, "next");
+    private static final AtomicReferenceFieldUpdater<LaneCallersLine, Segment> TAIL =
+            AtomicReferenceFieldUpdater.newUpdater(LaneCallersLine.class, Segment.class, "tail");
+    private static final AtomicLongFieldUpdater<LaneCallersLine> ADDS =
+            AtomicLongFieldUpdater.newUpdater(LaneCallersLine.class, "adds");
+    private static final AtomicLongFieldUpdater<LaneCallersLine> CANCELS =
+            AtomicLongFieldUpdater.newUpdater(LaneCallersLine.class, "cancels");
+    private static final AtomicLongFieldUpdater<LaneCallersLine> CREDIT =
+            AtomicLongFieldUpdater.newUpdater(LaneCallersLine.class, "credit");
+
+    /** The link of a segment the worker has left for good (rules, 8). */
+    private static final Segment SEVERED = new Segment(-1);
+
+    /**
+     * A run of the lane's slots: filled in order by callers, read in order
+     * by the worker, left to the collector once both have moved on.
+     */
+    static final class Segment {
+        final WheelTimeout[] timeouts = new WheelTimeout[SLOTS];
+        /** Each slot's deadline, or 0: see the rules, 4. */
+        final long[] hints = new long[SLOTS];
+        /** Callers': the slots below are full (a hint: it may lag). */
+        int fill;
+        volatile Segment next;
+        /** Its place in the chain: the first is 0. */
+        final long number;
+
+        Segment(long number) {
+            this.number = number;
+        }
+    }
+
+    Lane() {
+        super(new Segment(0));
+    }
+
+    /* The callers' side. */
+
+    /** Fills the next free slot with {@code t} (see the rules, 2). */
+    void push(WheelTimeout t, long hint) {
+        Segment s = tail;
+        int i = s.fill;
+        for (;;) {
+            if (i >= SLOTS) {
+                s = nextSegment(s);
+                i = s.fill;
+            } else if (SLOT.compareAndSet(s.timeouts, i, (WheelTimeout) null, t)) {
+                s.hints[i] = hint;
+                s.fill = i + 1;
+                return;
+            } else {
+                i++;
+            }
+        }
+    }
+
+    /**
+     * The segment after the full {@code s}, made if need be, the tail moved
+     * on to it; or the tail, if the link read last says the worker severed
+     * {@code s} (rules, 8).
+     */
+    private Segment nextSegment(Segment s) {
+        Segment n = s.next;
+        if (n == null) {
+            Segment made = new Segment(s.number + 1);
+            n = NEXT.compareAndSet(s, null, made) ? made : s.next;
+        }
+        if (n == SEVERED) {
+            return tail;
+        }
+        TAIL.compareAndSet(this, s, n);
+        return n;
+    }
+
+    /* The stripe's part of the count (the lane of its adds only). */
+
+    /** Takes one of the stripe's credits for a new timeout; false if it has none. */
+    boolean takeCredit() {
+        long c = credit;
+        while (c > 0) {
+            if (CREDIT.compareAndSet(this, c, c - 1)) {
+                return true;
+            }
+            c = credit;
+        }
+        return false;
+    }
+
+    /** Adds {@code n} credits, drawn for the stripe. */
+    void addCredit(long n) {
+        CREDIT.getAndAdd(this, n);
+    }
+
+    /** Counts a timeout admitted by this stripe. */
+    void countAdd() {
+        ADDS.getAndIncrement(this);
+    }
+
+    /**
+     * Counts a timeout uncounted by this stripe (a cancel, or an add
+     * refused after its admission); its credit comes here. Returns the
+     * stripe's credits with it.
+     */
+    long countCancel() {
+        CANCELS.getAndIncrement(this);
+        return CREDIT.incrementAndGet(this);
+    }
+
+    /** Takes {@code n} credits back if the stripe still has {@code had}; true if it did. */
+    boolean takeBack(long had, long n) {
+        return CREDIT.compareAndSet(this, had, had - n);
+    }
+
+    /** Takes every credit the stripe has; returns how many. */
+    long takeAllCredit() {
+        return credit > 0 ? CREDIT.getAndSet(this, 0) : 0;
+    }
+
+    long adds() {
+        return adds;
+    }
+
+    long cancels() {
+        return cancels;
+    }
+
+    /* The worker's side. */
+
+    /**
+     * Starts a drain: it will end where the tail (and its fill, a hint that
+     * may lag) is now, or at the first slot still empty.
+     */
+    void markEnd() {
+        endSegment = tail;
+        endIndex = endSegment.fill;
+    }
+
+    /**
+     * Drains the lane up to the end {@link #markEnd} read: first the adds
+     * the last drain held back (they are older), then what was pushed
+     * since, in push order. A cancel's push goes to {@code round} as a
+     * cancel; an add is given as an add, or held back, left in its slot
+     * for the next drain, if due at {@code horizon} or later (by its hint
+     * alone when it has one: rules, 4). A timeout cancelled before it was
+     * handed over is skipped. Returns the number of new adds given.
+     *
+     * <p>Each pass's body is a method of its own: a fresh JVM compiles a
+     * method after a few hundred calls, but a loop inside one only after
+     * tens of thousands of turns, and runs it interpreted until then (most
+     * of a first burst of 100 000 timeouts).
+     */
+    int drain(long horizon, HandOver.Round round) {
+        Segment oldest = heldSegment;
+        // Held back by the drain before.
+        if (heldCount > 0) {
+            scanFrom(heldSegment, heldIndex);
+            while (scanning(curSegment, curIndex)) {
+                drainHeld(round);
+            }
+        }
+        // Pushed since.
+        heldCount = 0;
+        givenCount = 0;
+        scanFrom(curSegment, curIndex);
+        while (scanning(endSegment, endIndex) && drainNew(horizon, round)) {
+            // Each call takes one slot.
+        }
+        heldSegment = curSegment;
+        heldIndex = curIndex;
+        curSegment = scanSegment;
+        curIndex = scanIndex;
+        if (heldCount == 0) {
+            heldSegment = curSegment;
+            heldIndex = curIndex;
+        }
+        endSegment = null;
+        sever(oldest, heldSegment);
+        return givenCount;
+    }
+
+    /**
+     * Unlinks the segments from {@code s} up to {@code end}, which the
+     * worker has left for good (rules, 8). A dead segment that the
+     * collector had promoted would otherwise keep every later one, and
+     * their timeouts, alive through each young collection, by its link
+     * alone: a heap that grew by 180 MB a second under a stream of
+     * newTimeout() and cancel() with 1000 pending.
+     */
+    private static void sever(Segment s, Segment end) {
+        while (s != end) {
+            Segment n = s.next;
+            s.next = SEVERED;
+            s = n;
+        }
+    }
+
+    /** Whether the last drain held adds back: the next must hand them over. */
+    boolean holding() {
+        return heldCount > 0;
+    }
+
+    /**
+     * A slot of the last drain's, at the scan: given now if it holds an add
+     * still pending, not taken nor cancelled, which the last drain held
+     * back (it took, or skipped, every other).
+     */
+    private void drainHeld(HandOver.Round round) {
+        WheelTimeout t = scanSegment.timeouts[scanIndex++];
+        if (t.state() == WheelTimeout.ST_INIT) {
+            round.add(t, true);
+        }
+    }
+
+    /**
+     * The slot at the scan, pushed since the last drain: false if it is
+     * still empty (the drain ends there). It is read first here, with
+     * acquire (rules, 3). A cancel's push has no hint; an add's may not
+     * have it yet, and is then told by the timeout: not TAKEN.
+     */
+    private boolean drainNew(long horizon, HandOver.Round round) {
+        Segment s = scanSegment;
+        int i = scanIndex;
+        WheelTimeout t = (WheelTimeout) SLOT.getAcquire(s.timeouts, i);
+        if (t == null) {
+            return false;
+        }
+        scanIndex = i + 1;
+        long hint = s.hints[i];
+        if (hint >= horizon) {
+            heldCount++;
+            return true;
+        }
+        int state = t.state();
+        if (state == WheelTimeout.ST_INIT) {
+            if (hint == 0 && t.deadline >= horizon) {
+                heldCount++;
+            } else {
+                round.add(t, false);
+                givenCount++;
+            }
+        } else if (hint == 0 && (state & WheelTimeout.TAKEN) != 0) {
+            round.cancel(t);
+        }
+        return true;
+    }
+
+    /** Starts a scan of slots at {@code s}, {@code i}. */
+    private void scanFrom(Segment s, int i) {
+        scanSegment = s;
+        scanIndex = i;
+    }
+
+    /**
+     * Whether the scan has slots left before {@code end}, {@code endIndex};
+     * if so, the scan is at the next one (on the next segment past a full one).
+     */
+    private boolean scanning(Segment end, int endIndex) {
+        if (scanSegment == end && scanIndex == endIndex) {
+            return false;
+        }
+        if (scanIndex == SLOTS) {
+            scanSegment = scanSegment.next;
+            scanIndex = 0;
+            return scanSegment != end || endIndex != 0;
+        }
+        return true;
+    }
+
+    /**
+     * Every timeout in the lane neither handed to the engine nor
+     * cancelled: the adds held back and those pushed since, oldest first.
+     */
+    void forEachPending(Consumer<WheelTimeout> action) {
+        Segment s = heldSegment;
+        int i = heldIndex;
+        for (;;) {
+            if (i == SLOTS) {
+                s = s.next;
+                if (s == null) {
+                    return;
+                }
+                i = 0;
+            }
+            WheelTimeout t = (WheelTimeout) SLOT.getAcquire(s.timeouts, i++);
+            if (t == null) {
+                return;
+            }
+            if (t.state() == WheelTimeout.ST_INIT) {
+                action.accept(t);
+            }
+        }
+    }
+
+    /**
+     * Whether anything is pushed that no drain took (a volatile read of
+     * the slot the next drain takes first, as drainNew() reads it). Past
+     * a full segment that slot is the next segment's first: a segment
+     * linked but not yet filled (its caller between the two) holds nothing.
+     */
+    boolean pushed() {
+        Segment s = curSegment;
+        int i = curIndex;
+        if (i == SLOTS) {
+            s = s.next;
+            if (s == null) {
+                return false;
+            }
+            i = 0;
+        }
+        return SLOT.getVolatile(s.timeouts, i) != null;
+    }
+
+    /** Overwrites the drained slots of the current segment, before which the worker holds none. */
+    void clearDone() {
+        if (heldCount > 0) {
+            return;
+        }
+        if (clearNumber != curSegment.number) {
+            clearNumber = curSegment.number;
+            clearIndex = 0;
+        }
+        WheelTimeout[] slots = curSegment.timeouts;
+        for (int i = clearIndex; i < curIndex; i++) {
+            slots[i] = CONSUMED;
+        }
+        clearIndex = curIndex;
+    }
+}
+
+/*
+ * The layout, as HandOver's: HotSpot lays out a superclass's fields
+ * before its subclass's, so each padding class keeps the line of the
+ * class it precedes apart from the one before (128 bytes, so that an
+ * adjacent-line prefetch does not pair them); the first int fills the gap
+ * after the object's 12-byte header.
+ */
+
+/** Keeps what precedes the lane in the heap off its callers' line. */
+abstract class LanePadHead {
+    @SuppressWarnings("unused")
+    private int pad00;
+    @SuppressWarnings("unused")
+    private long pad01, pad02, pad03, pad04, pad05, pad06, pad07, pad08;
+    @SuppressWarnings("unused")
+    private long pad09, pad0a, pad0b, pad0c, pad0d, pad0e, pad0f, pad10;
+}
+
+/** What the lane's callers write: its tail; and, in a lane of adds, the stripe's counts. */
+abstract class LaneCallersLine extends LanePadHead {
+    /** The segment callers fill. */
+    volatile Lane.Segment tail;
+    /** Timeouts this stripe admitted: only grows. */
+    volatile long adds;
+    /** Timeouts this stripe uncounted (cancels, adds refused after admission): only grows. */
+    volatile long cancels;
+    /** Admissions this stripe may make without drawing on the timer's limit. */
+    volatile long credit;
+
+    LaneCallersLine(Lane.Segment first) {
+        tail = first;
+    }
+}
+
+abstract class LanePadMiddle extends LaneCallersLine {
+    @SuppressWarnings("unused")
+    private long pad20, pad21, pad22, pad23, pad24, pad25, pad26, pad27;
+    @SuppressWarnings("unused")
+    private long pad28, pad29, pad2a, pad2b, pad2c, pad2d, pad2e, pad2f;
+
+    LanePadMiddle(Lane.Segment first) {
+        super(first);
+    }
+}
+
+/**
+ * The worker's alone: where it is in the lane. Each position is a segment
+ * and a slot's index in it (SLOTS: past its last slot).
+ */
+abstract class LaneWorkerLine extends LanePadMiddle {
+    /** Where the next drain starts: every slot before it was drained. */
+    Lane.Segment curSegment;
+    int curIndex;
+    /** Where the last drain started: its adds held back lie from here to cur. */
+    Lane.Segment heldSegment;
+    int heldIndex;
+    /** The adds the last drain held back. */
+    int heldCount;
+    /** During drain(): the end markEnd() read, the scan of a pass, the adds given. */
+    Lane.Segment endSegment;
+    int endIndex;
+    Lane.Segment scanSegment;
+    int scanIndex;
+    int givenCount;
+    /**
+     * The slots below clearIndex of the segment numbered clearNumber hold
+     * CONSUMED. A number: a reference would keep that segment, and every
+     * later one, reachable while the worker does not idle (see sever()).
+     */
+    long clearNumber;
+    int clearIndex;
+
+    LaneWorkerLine(Lane.Segment first) {
+        super(first);
+        curSegment = first;
+        heldSegment = first;
+    }
+}
