@@ -34,11 +34,11 @@ import java.util.function.Consumer;
  * that order, and each caller's timeouts in the order it made them.
  *
  * <p>The count of pending timeouts is striped the same way, in each
- * stripe's lane of adds: what it admitted and what it uncounted (two
- * counts that only grow, summed by {@link #pending}), and credits, drawn on
- * the limit a chunk at a time ({@code drawn}) and refilled by its
- * cancels, which admit without touching another stripe's line (see
- * {@link #admit}).
+ * stripe's lane of adds: counts that only grow, of what it admitted, what
+ * it uncounted and the credits it drew on the limit (a chunk at a time,
+ * {@code drawn}) or gave back; summed by {@link #pending}. The stripe's
+ * credits, drawn or freed by its cancels, admit without touching another
+ * stripe's line (see {@link #admit}).
  *
  * <h2>The rules</h2>
  *
@@ -174,8 +174,10 @@ import java.util.function.Consumer;
  *     sleep, long before the deadline; a worker that sleeps until
  *     something is due ({@link #FOREVER}) is woken.
  * <li><b>The count never passes the limit.</b> A stripe admits a timeout
- *     only with a credit: one of its own (compare-and-set, never below
- *     0), or one it draws with a compare-and-set of {@code drawn} while
+ *     only with a credit of its own, taken by a compare-and-set of its
+ *     {@code adds} below its credits drawn plus its cancels (read after,
+ *     so never more than they are), as every credit given back is taken;
+ *     a stripe draws credits with a compare-and-set of {@code drawn} while
  *     {@code drawn}, less {@code ended} (read first, so never more than it
  *     is), is below the limit. Every timeout counted holds a credit drawn
  *     and not given back, so the count is at most {@code drawn - ended}, at
@@ -283,13 +285,22 @@ final class HandOver extends HandOverEndedLine {
     /**
      * The timeouts counted: those the stripes admitted, less those they
      * uncounted, less those the worker ended, read in the reverse order
-     * ({@code ended}, every stripe's uncounted, every stripe's admitted),
-     * each a count that only grows: a timeout uncounted or ended was
-     * admitted before, so a sum sees its admission if it sees its end, and
-     * counts one too many, never too few. Exact when nothing races it.
+     * ({@code ended}, every stripe's credits given back, which its
+     * admissions count too, its uncounted, its admitted), each a count
+     * that only grows: a timeout uncounted or ended was admitted before,
+     * and a credit given back counted as an admission before, so a sum sees
+     * the admission if it sees the end, and counts one too many, never too
+     * few. Exact when nothing races it.
      */
     long pending() {
         long e = ended;
+        long swept = 0;
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                swept += l.swept();
+            }
+        }
         long c = 0;
         for (int i = 0; i < addLanes.length; i++) {
             Lane l = laneAt(addLanes, i);
@@ -304,7 +315,7 @@ final class HandOver extends HandOverEndedLine {
                 a += l.adds();
             }
         }
-        return a - c - e;
+        return a - swept - c - e;
     }
 
     /**
@@ -329,19 +340,20 @@ final class HandOver extends HandOverEndedLine {
      */
     boolean admit() {
         Lane l = addLane();
-        if (!l.takeCredit() && !draw(l)) {
-            return false;
+        while (!l.admit()) {
+            if (!draw(l)) {
+                return false;
+            }
         }
-        l.countAdd();
         return true;
     }
 
     /**
-     * Draws credits on the limit for {@code l}, one of them for the add at
-     * hand: the limit less the credits drawn, plus the timeouts the worker
-     * ended (read first: a later read can only allow more), is what may
-     * still be drawn. Every timeout counted holds a credit drawn, so the
-     * count never passes the limit.
+     * Draws credits on the limit for {@code l}: the limit less the credits
+     * drawn, plus the timeouts the worker ended (read first: a later read
+     * can only allow more), is what may still be drawn. Every timeout
+     * counted holds a credit drawn, so the count never passes the limit.
+     * False if none is left, even after every stripe's were taken back.
      */
     private boolean draw(Lane l) {
         for (;;) {
@@ -351,9 +363,7 @@ final class HandOver extends HandOverEndedLine {
             if (free > 0) {
                 long n = Math.min(CHUNK, Math.max(1, free / (2 * Stripes.COUNT)));
                 if (DRAWN.compareAndSet(this, d, d + n)) {
-                    if (n > 1) {
-                        l.addCredit(n - 1);
-                    }
+                    l.grant(n);
                     return true;
                 }
             } else if (!reclaim()) {
@@ -378,7 +388,7 @@ final class HandOver extends HandOverEndedLine {
             for (int i = 0; i < addLanes.length; i++) {
                 Lane l = laneAt(addLanes, i);
                 if (l != null) {
-                    got += l.takeAllCredit();
+                    got += l.takeCredits(0);
                 }
             }
             if (got == 0) {
@@ -396,8 +406,7 @@ final class HandOver extends HandOverEndedLine {
      */
     void countDown() {
         Lane l = addLane();
-        long c = l.countCancel();
-        if (c > 2 * CHUNK && l.takeBack(c, CHUNK)) {
+        if (l.uncount() > 2 * CHUNK && l.takeCredits(CHUNK) > 0) {
             DRAWN.getAndAdd(this, -CHUNK);
         }
     }

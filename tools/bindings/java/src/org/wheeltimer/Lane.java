@@ -52,8 +52,10 @@ final class Lane extends LaneWorkerLine {
             AtomicLongFieldUpdater.newUpdater(LaneCallersLine.class, "adds");
     private static final AtomicLongFieldUpdater<LaneCallersLine> CANCELS =
             AtomicLongFieldUpdater.newUpdater(LaneCallersLine.class, "cancels");
-    private static final AtomicLongFieldUpdater<LaneCallersLine> CREDIT =
-            AtomicLongFieldUpdater.newUpdater(LaneCallersLine.class, "credit");
+    private static final AtomicLongFieldUpdater<LaneCallersLine> GRANTED =
+            AtomicLongFieldUpdater.newUpdater(LaneCallersLine.class, "granted");
+    private static final AtomicLongFieldUpdater<LaneCallersLine> SWEPT =
+            AtomicLongFieldUpdater.newUpdater(LaneCallersLine.class, "swept");
 
     /** The link of a segment the worker has left for good (rules, 8). */
     private static final Segment SEVERED = new Segment(-1);
@@ -119,48 +121,60 @@ final class Lane extends LaneWorkerLine {
         return n;
     }
 
-    /* The stripe's part of the count (the lane of its adds only). */
+    /*
+     * The stripe's part of the count (the lane of its adds only). Its
+     * credits are what it drew on the limit (granted) and uncounted
+     * (cancels), less what it admitted (adds, which include the credits
+     * it gave back, as adds that are none: swept). Every use of a credit
+     * is a compare-and-set of adds, so two never take the same one.
+     */
 
-    /** Takes one of the stripe's credits for a new timeout; false if it has none. */
-    boolean takeCredit() {
-        long c = credit;
-        while (c > 0) {
-            if (CREDIT.compareAndSet(this, c, c - 1)) {
+    /** Admits a timeout with one of the stripe's credits; false if it has none. */
+    boolean admit() {
+        for (;;) {
+            long a = adds;
+            // Read after adds: they only grow, so never more credits than there are.
+            if (a >= granted + cancels) {
+                return false;
+            }
+            if (ADDS.compareAndSet(this, a, a + 1)) {
                 return true;
             }
-            c = credit;
         }
-        return false;
     }
 
-    /** Adds {@code n} credits, drawn for the stripe. */
-    void addCredit(long n) {
-        CREDIT.getAndAdd(this, n);
-    }
-
-    /** Counts a timeout admitted by this stripe. */
-    void countAdd() {
-        ADDS.getAndIncrement(this);
+    /** Adds {@code n} credits, drawn on the limit for the stripe. */
+    void grant(long n) {
+        GRANTED.getAndAdd(this, n);
     }
 
     /**
-     * Counts a timeout uncounted by this stripe (a cancel, or an add
-     * refused after its admission); its credit comes here. Returns the
-     * stripe's credits with it.
+     * Uncounts a timeout (a cancel, or an add refused after its
+     * admission); its credit comes to the stripe. Returns the stripe's
+     * credits with it (a race may make it more, or fewer).
      */
-    long countCancel() {
-        CANCELS.getAndIncrement(this);
-        return CREDIT.incrementAndGet(this);
+    long uncount() {
+        long c = CANCELS.incrementAndGet(this);
+        return granted + c - adds;
     }
 
-    /** Takes {@code n} credits back if the stripe still has {@code had}; true if it did. */
-    boolean takeBack(long had, long n) {
-        return CREDIT.compareAndSet(this, had, had - n);
-    }
-
-    /** Takes every credit the stripe has; returns how many. */
-    long takeAllCredit() {
-        return credit > 0 ? CREDIT.getAndSet(this, 0) : 0;
+    /**
+     * Takes {@code n} of the stripe's credits to give back to the limit,
+     * or all it has if {@code n} is 0; returns how many it took.
+     */
+    long takeCredits(long n) {
+        for (;;) {
+            long a = adds;
+            long free = granted + cancels - a;
+            long take = n == 0 ? free : n;
+            if (free <= 0 || take > free) {
+                return 0;
+            }
+            if (ADDS.compareAndSet(this, a, a + take)) {
+                SWEPT.getAndAdd(this, take);
+                return take;
+            }
+        }
     }
 
     long adds() {
@@ -169,6 +183,10 @@ final class Lane extends LaneWorkerLine {
 
     long cancels() {
         return cancels;
+    }
+
+    long swept() {
+        return swept;
     }
 
     /* The worker's side. */
@@ -396,12 +414,14 @@ abstract class LanePadHead {
 abstract class LaneCallersLine extends LanePadHead {
     /** The segment callers fill. */
     volatile Lane.Segment tail;
-    /** Timeouts this stripe admitted: only grows. */
+    /** Timeouts this stripe admitted, and credits it gave back (swept): only grows. */
     volatile long adds;
     /** Timeouts this stripe uncounted (cancels, adds refused after admission): only grows. */
     volatile long cancels;
-    /** Admissions this stripe may make without drawing on the timer's limit. */
-    volatile long credit;
+    /** Credits this stripe drew on the timer's limit: only grows. */
+    volatile long granted;
+    /** Credits this stripe gave back to the limit, counted in adds: only grows. */
+    volatile long swept;
 
     LaneCallersLine(Lane.Segment first) {
         tail = first;
