@@ -37,7 +37,9 @@ import java.util.function.Consumer;
  * stripe's lane of adds: counts that only grow, of what it admitted, what
  * it uncounted and the credits it drew on the limit (a chunk at a time,
  * {@code drawn}) or gave back; summed by {@link #pending}. The stripe's
- * credits, drawn or freed by its cancels, admit without touching another
+ * credits, drawn, or freed by the cancels of timeouts it counted (a
+ * {@code newTimeout()}'s timeout knows its lane; an executor's task is
+ * uncounted by its canceller's stripe), admit without touching another
  * stripe's line (see {@link #admit}).
  *
  * <h2>The rules</h2>
@@ -56,9 +58,10 @@ import java.util.function.Consumer;
  *                          worker, once left (SEVERED)    callers, worker
  * a lane's tail            its callers (CAS, once a       its callers, the  the lane's
  *                          segment)                       worker (a round)  callers' line
- * a stripe's adds,         its callers (+1 an add; +1 a   callers (a sum)   the lane's
- * cancels, credit          cancel; -1 an add, +1 a                          callers' line
- *                          cancel, draws, give-backs)
+ * a stripe's adds,         its callers and those who      its callers; any  the lane's
+ * cancels, granted, swept  cancel what it counted (CAS of  caller (a sum)    callers' line
+ *                          adds, +1 cancels); draws,
+ *                          give-backs
  * drawn                    callers (once a chunk)         callers           callers' line
  * ended                    the worker (+1 an expiry, a    callers           its own line
  *                          refusal, stop())
@@ -248,8 +251,8 @@ final class HandOver extends HandOverEndedLine {
     private static final AtomicIntegerFieldUpdater<HandOverSharedLine> STATE =
             AtomicIntegerFieldUpdater.newUpdater(HandOverSharedLine.class, "state");
 
-    HandOver(long ctx, boolean virtualClock, long maxPending) {
-        super(ctx, virtualClock, maxPending);
+    HandOver(long ctx, boolean virtualClock, long maxPending, WheelTimer timer) {
+        super(ctx, virtualClock, maxPending, timer);
     }
 
     /* The lanes: each stripe's, made by its first caller. */
@@ -264,13 +267,15 @@ final class HandOver extends HandOverEndedLine {
         return lane(cancelLanes);
     }
 
-    private static Lane lane(Lane[] lanes) {
+    private Lane lane(Lane[] lanes) {
         int i = Stripes.current();
         Lane l = (Lane) LANE.getAcquire(lanes, i);
-        if (l != null) {
-            return l;
-        }
-        Lane made = new Lane();
+        return l != null ? l : makeLane(lanes, i);
+    }
+
+    /** The stripe's first call: makes lane {@code i} of {@code lanes}, unless another caller did. */
+    private Lane makeLane(Lane[] lanes, int i) {
+        Lane made = new Lane(this);
         Lane was = (Lane) LANE.compareAndExchange(lanes, i, (Lane) null, made);
         return was == null ? made : was;
     }
@@ -322,30 +327,31 @@ final class HandOver extends HandOverEndedLine {
      * Whether no timeout is counted: {@link #pending()} is 0, summed only
      * when the credits drawn on the limit, less those the worker ended, are
      * few enough that the stripes could hold them all (the count is those
-     * less the stripes' credits; a stripe keeps at most two chunks, and may
-     * be giving a third back). Two reads of lines seldom written, most of
-     * the time; a sum of every stripe's under {@code 3 * CHUNK} a stripe.
+     * less the stripes' credits; a stripe keeps at most three chunks, and
+     * may be giving a fourth back). Two reads of lines seldom written, most
+     * of the time; a sum of every stripe's under {@code 4 * CHUNK} a stripe.
      */
     boolean nonePending() {
         long e = ended;
-        return drawn - e <= 3 * CHUNK * Stripes.COUNT && pending() == 0;
+        return drawn - e <= 4 * CHUNK * Stripes.COUNT && pending() == 0;
     }
 
     /**
-     * A caller's: counts one more timeout, if the limit allows; false if
-     * it does not (nothing counted). A stripe admits by its own credits,
+     * A caller's: counts one more timeout, if the limit allows; returns
+     * the caller's lane of adds, for its push, or null if the limit does
+     * not allow it (nothing counted). A stripe admits by its own credits,
      * drawn on the limit a chunk at a time (fewer as the limit nears), so
      * that callers of different stripes write no line in common; at the
      * limit it takes back every stripe's credits before it refuses.
      */
-    boolean admit() {
+    Lane admit() {
         Lane l = addLane();
         while (!l.admit()) {
             if (!draw(l)) {
-                return false;
+                return null;
             }
         }
-        return true;
+        return l;
     }
 
     /**
@@ -401,12 +407,16 @@ final class HandOver extends HandOverEndedLine {
 
     /**
      * A caller's: uncounts a timeout it cancelled, or could not add: its
-     * credit goes to the caller's stripe, which gives a chunk back once it
-     * holds more than two.
+     * credit goes to the caller's stripe, which gives a chunk back if it
+     * holds more than two when it looks, once a chunk of its uncounts.
      */
     void countDown() {
-        Lane l = addLane();
-        if (l.uncount() > 2 * CHUNK && l.takeCredits(CHUNK) > 0) {
+        countDown(addLane());
+    }
+
+    /** The same, the credit to the stripe of {@code lane}, the lane of adds that counted the timeout. */
+    void countDown(Lane lane) {
+        if (lane.uncount(2 * CHUNK, CHUNK) && lane.takeCredits(CHUNK) > 0) {
             DRAWN.getAndAdd(this, -CHUNK);
         }
     }
@@ -426,13 +436,14 @@ final class HandOver extends HandOverEndedLine {
 
     /**
      * Hands a new timeout {@code t}, counted, made at {@code now}, to the
-     * worker, and wakes the worker if it must: if it sleeps until something
-     * is due, or lingers (it wakes by itself by a time) and {@code t} is due
-     * within {@link #DEFER_MARGIN_NANOS} of that. Returns false, {@code t}
+     * worker through {@code lane}, the lane of adds its admission returned,
+     * and wakes the worker if it must: if it sleeps until something is due,
+     * or lingers (it wakes by itself by a time) and {@code t} is due within
+     * {@link #DEFER_MARGIN_NANOS} of that. Returns false, {@code t}
      * cancelled and uncounted, if stop() came first (see the rules, 6).
      */
-    boolean add(WheelTimeout t, long now) {
-        addLane().push(t, t.deadline);
+    boolean add(WheelTimeout t, long now, Lane lane) {
+        lane.push(t, t.deadline);
         // Before sleep is read: a worker about to linger either sees this,
         // or is seen asleep below (both volatile).
         if ((virtualClock || t.deadline - now < URGENT_NANOS) && urgent == 0) {
@@ -452,7 +463,8 @@ final class HandOver extends HandOverEndedLine {
     /**
      * Hands a new timeout {@code t}, counted, whose deadline is still its
      * delay (at least {@link WheelTimer#AHEAD_NANOS}, far beyond
-     * {@link #URGENT_NANOS}), to the worker (rules, 9). If the worker
+     * {@link #URGENT_NANOS}), to the worker through {@code lane}, as
+     * {@link #add} does (rules, 9). If the worker
      * sleeps, its next pass counts the delay; one that lingers meets
      * {@code t} by the end of its linger, long before {@code t} can be due,
      * and one that sleeps until something is due is woken. If it is awake
@@ -460,8 +472,8 @@ final class HandOver extends HandOverEndedLine {
      * Returns false, {@code t} cancelled and uncounted, if stop() came
      * first (rules, 6).
      */
-    boolean addAhead(WheelTimeout t) {
-        addLane().push(t, AHEAD);
+    boolean addAhead(WheelTimeout t, Lane lane) {
+        lane.push(t, AHEAD);
         if (state == SHUTDOWN && t.cancelOnStop()) {
             countDown();
             return false;
@@ -476,14 +488,15 @@ final class HandOver extends HandOverEndedLine {
     /**
      * From {@code t.cancel()}, which cancelled it: hands the cancel to the
      * worker if the engine has the timeout ({@code taken}; else the worker
-     * drops it when it meets it), then uncounts it. Never wakes the worker:
-     * the timeout's own deadline bounds its sleep.
+     * drops it when it meets it), then uncounts it, in {@code lane}, the
+     * lane that counted it, or, if null, the caller's. Never wakes the
+     * worker: the timeout's own deadline bounds its sleep.
      */
-    void cancelled(WheelTimeout t, boolean taken) {
+    void cancelled(WheelTimeout t, boolean taken, Lane lane) {
         if (taken) {
             cancelLane().push(t, 0);
         }
-        countDown();
+        countDown(lane != null ? lane : addLane());
     }
 
     /** Posts a command (advance(), stats() ...) for the worker's next round, and wakes it. */
@@ -750,6 +763,8 @@ abstract class HandOverSharedLine extends HandOverPadMiddle {
     final long ctx;
     final long maxPending;
     final boolean virtualClock;
+    /** The timer whose hand-over this is (its timeouts reach it through their lanes). */
+    final WheelTimer timer;
     /** Each stripe's lane of adds, and of cancels ({@link Stripes}): null until its first caller. */
     final Lane[] addLanes = new Lane[Stripes.COUNT];
     final Lane[] cancelLanes = new Lane[Stripes.COUNT];
@@ -758,8 +773,9 @@ abstract class HandOverSharedLine extends HandOverPadMiddle {
     /** Threads inside signal(); the native side is closed only when none is. */
     final java.util.concurrent.atomic.AtomicInteger wakers = new java.util.concurrent.atomic.AtomicInteger();
 
-    HandOverSharedLine(long ctx, boolean virtualClock, long maxPending) {
+    HandOverSharedLine(long ctx, boolean virtualClock, long maxPending, WheelTimer timer) {
         this.ctx = ctx;
+        this.timer = timer;
         this.virtualClock = virtualClock;
         this.maxPending = maxPending;
     }
@@ -771,8 +787,8 @@ abstract class HandOverPadWorker extends HandOverSharedLine {
     @SuppressWarnings("unused")
     private long pad38, pad39, pad3a, pad3b, pad3c, pad3d, pad3e, pad3f;
 
-    HandOverPadWorker(long ctx, boolean virtualClock, long maxPending) {
-        super(ctx, virtualClock, maxPending);
+    HandOverPadWorker(long ctx, boolean virtualClock, long maxPending, WheelTimer timer) {
+        super(ctx, virtualClock, maxPending, timer);
     }
 }
 
@@ -783,8 +799,8 @@ abstract class HandOverWorkerLine extends HandOverPadWorker {
     /** A reading of the clock after the last round's pass over new pushes (rules, 9). */
     long heldAt;
 
-    HandOverWorkerLine(long ctx, boolean virtualClock, long maxPending) {
-        super(ctx, virtualClock, maxPending);
+    HandOverWorkerLine(long ctx, boolean virtualClock, long maxPending, WheelTimer timer) {
+        super(ctx, virtualClock, maxPending, timer);
     }
 }
 
@@ -794,8 +810,8 @@ abstract class HandOverPadEnded extends HandOverWorkerLine {
     @SuppressWarnings("unused")
     private long pad58, pad59, pad5a, pad5b, pad5c, pad5d, pad5e, pad5f;
 
-    HandOverPadEnded(long ctx, boolean virtualClock, long maxPending) {
-        super(ctx, virtualClock, maxPending);
+    HandOverPadEnded(long ctx, boolean virtualClock, long maxPending, WheelTimer timer) {
+        super(ctx, virtualClock, maxPending, timer);
     }
 }
 
@@ -804,7 +820,7 @@ abstract class HandOverEndedLine extends HandOverPadEnded {
     /** Timeouts the worker uncounted: expired, refused, ended, or cancelled by stop(). */
     volatile long ended;
 
-    HandOverEndedLine(long ctx, boolean virtualClock, long maxPending) {
-        super(ctx, virtualClock, maxPending);
+    HandOverEndedLine(long ctx, boolean virtualClock, long maxPending, WheelTimer timer) {
+        super(ctx, virtualClock, maxPending, timer);
     }
 }

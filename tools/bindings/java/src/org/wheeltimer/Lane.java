@@ -37,6 +37,9 @@ final class Lane extends LaneWorkerLine {
     /** A slot the worker consumed and cleared: no push fills it again. */
     static final WheelTimeout CONSUMED = new TaskTimeout(null, null, 0);
 
+    /** The hand-over the lane is part of. */
+    final HandOver handOver;
+
     /*
      * Field updaters, not VarHandles, where a field will do: before the JIT
      * has compiled them, a third of the cost (about 240 ns against 800 for a
@@ -79,8 +82,9 @@ final class Lane extends LaneWorkerLine {
         }
     }
 
-    Lane() {
+    Lane(HandOver handOver) {
         super(new Segment(0));
+        this.handOver = handOver;
     }
 
     /* The callers' side. */
@@ -150,12 +154,13 @@ final class Lane extends LaneWorkerLine {
 
     /**
      * Uncounts a timeout (a cancel, or an add refused after its
-     * admission); its credit comes to the stripe. Returns the stripe's
-     * credits with it (a race may make it more, or fewer).
+     * admission); its credit comes to the stripe. Returns whether the
+     * stripe may hold more than {@code most} credits now, told once every
+     * {@code chunk} (a power of two) of its uncounts.
      */
-    long uncount() {
+    boolean uncount(long most, long chunk) {
         long c = CANCELS.incrementAndGet(this);
-        return granted + c - adds;
+        return (c & (chunk - 1)) == 0 && granted + c - adds > most;
     }
 
     /**

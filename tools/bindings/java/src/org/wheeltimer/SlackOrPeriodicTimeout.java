@@ -26,9 +26,9 @@ final class SlackOrPeriodicTimeout extends TaskTimeout {
     private volatile long overruns;
     private volatile long lastOverruns;
 
-    SlackOrPeriodicTimeout(WheelTimer timer, TimerTask task, long deadline, long slack,
+    SlackOrPeriodicTimeout(Lane lane, TimerTask task, long deadline, long slack,
                            long period, int mode) {
-        super(timer, task, deadline);
+        super(lane, task, deadline);
         this.slack = slack;
         this.period = period;
         this.mode = mode;

@@ -18,9 +18,8 @@ final class Stripes {
     private Stripes() {
     }
 
-    /** The current thread's stripe, below {@link #COUNT}. */
+    /** The current thread's stripe, below {@link #COUNT}: threads' ids are given in turn. */
     static int current() {
-        long id = Thread.currentThread().getId();
-        return (int) (id ^ (id >>> 16)) & (COUNT - 1);
+        return (int) Thread.currentThread().getId() & (COUNT - 1);
     }
 }

@@ -1,30 +1,31 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * TaskTimeout.java - the timeout newTimeout() makes: a WheelTimeout that
- * holds its timer and its task
+ * holds its lane (and so its timer) and its task
  */
 package org.wheeltimer;
 
 import io.netty.util.TimerTask;
 
 /**
- * A {@link WheelTimeout} that holds its timer and its task: what
- * {@code newTimeout()} makes, and the base of the timeouts with slack or a
- * period ({@link SlackOrPeriodicTimeout}).
+ * A {@link WheelTimeout} that holds its task and the lane its
+ * {@code newTimeout()} pushed it into, which knows its timer, and counts
+ * it: what {@code newTimeout()} makes, and the base of the timeouts with
+ * slack or a period ({@link SlackOrPeriodicTimeout}).
  */
 sealed class TaskTimeout extends WheelTimeout permits SlackOrPeriodicTimeout {
-    private final WheelTimer timer;
+    private final Lane lane;
     private final TimerTask task;
 
-    TaskTimeout(WheelTimer timer, TimerTask task, long deadline) {
+    TaskTimeout(Lane lane, TimerTask task, long deadline) {
         super(deadline);
-        this.timer = timer;
+        this.lane = lane;
         this.task = task;
     }
 
     @Override
     public WheelTimer timer() {
-        return timer;
+        return lane.handOver.timer;
     }
 
     @Override
@@ -34,6 +35,6 @@ sealed class TaskTimeout extends WheelTimeout permits SlackOrPeriodicTimeout {
 
     @Override
     public boolean cancel() {
-        return cancelVia(timer.handOver);
+        return cancelVia(lane.handOver, lane);
     }
 }

@@ -445,8 +445,9 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
      */
     private <V> ScheduledFuture<V> delayed(WheelScheduledFuture<V> f, long delay) {
         f.register(true);
+        Lane lane;
         try {
-            timer.count();
+            lane = timer.count();
         } catch (RejectedExecutionException | IllegalStateException e) {
             return reject(f, e);
         }
@@ -455,7 +456,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
             return reject(f, null);
         }
         try {
-            timer.add(f, delay);
+            timer.add(f, delay, lane);
         } catch (IllegalStateException e) {
             return reject(f, e);
         }

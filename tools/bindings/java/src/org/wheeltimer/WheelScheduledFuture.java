@@ -262,7 +262,7 @@ non-sealed class WheelScheduledFuture<V> extends WheelTimeout
     /** Its timeout is the timer's: done() cancels it. */
     void cancelTimeout() {
         if ((flags & ARMED) != 0) {
-            cancelVia(executor.timer().handOver);
+            cancelVia(executor.timer().handOver, null);
         }
     }
 

@@ -133,9 +133,10 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
 
     /**
      * {@link #cancel()}, told to the hand-over of this timeout's timer: each
-     * subclass passes its own, so that a cancel makes no virtual call.
+     * subclass passes its own, so that a cancel makes no virtual call, and
+     * the lane that counts it, or null for the caller's.
      */
-    final boolean cancelVia(HandOver handOver) {
+    final boolean cancelVia(HandOver handOver, Lane lane) {
         for (;;) {
             int s = state;
             int phase = s & PHASE;
@@ -143,7 +144,7 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
                 return false;
             }
             if (STATE.compareAndSet(this, s, (s & ~PHASE) | ST_CANCELLED)) {
-                handOver.cancelled(this, (s & TAKEN) != 0);
+                handOver.cancelled(this, (s & TAKEN) != 0, lane);
                 return true;
             }
         }

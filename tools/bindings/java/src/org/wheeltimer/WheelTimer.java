@@ -315,7 +315,7 @@ public final class WheelTimer implements Timer {
             afterChunk = b.afterChunk;
             lastDeadline = Long.MAX_VALUE / resolution * resolution;
             nativeClock = !virtualClock && !nanoTimeIsMonotonic();
-            handOver = new HandOver(c, virtualClock, maxPending);
+            handOver = new HandOver(c, virtualClock, maxPending, this);
             if (virtualClock) {
                 long[] now = new long[1];
                 int res = Native.now(c, now);
@@ -489,15 +489,15 @@ public final class WheelTimer implements Timer {
         long nanos = unit.toNanos(delay);
         if (nanos >= AHEAD_NANOS && !virtualClock) {
             // Its delay counts from the worker's next reading of the clock.
-            admit();
-            WheelTimeout t = new TaskTimeout(this, task, -nanos);
-            return handed(t, handOver.addAhead(t));
+            Lane lane = admit();
+            WheelTimeout t = new TaskTimeout(lane, task, -nanos);
+            return handed(t, handOver.addAhead(t, lane));
         }
         // The deadline counts from the call, not from whatever start() costs.
         long now = nanoTime();
         long deadline = deadlineAfter(now, nanos);
-        admit();
-        return hand(new TaskTimeout(this, task, deadline), now);
+        Lane lane = admit();
+        return hand(new TaskTimeout(lane, task, deadline), now, lane);
     }
 
     /**
@@ -578,26 +578,25 @@ public final class WheelTimer implements Timer {
             throw new UnsupportedOperationException("the " + engine + " engine has no periodic timeouts");
         }
         long deadline = deadlineAfter(now, unit.toNanos(delay));
-        admit();
+        Lane lane = admit();
         if (slackNanos == 0 && mode == 0) {
-            return hand(new TaskTimeout(this, task, deadline), now);
+            return hand(new TaskTimeout(lane, task, deadline), now, lane);
         }
-        return hand(new SlackOrPeriodicTimeout(this, task, deadline, slackNanos, periodNanos, mode),
-                    now);
+        return hand(new SlackOrPeriodicTimeout(lane, task, deadline, slackNanos, periodNanos, mode),
+                    now, lane);
     }
 
     /**
-     * Counts a new timeout against the limit and starts the worker.
+     * Counts a new timeout against the limit and starts the worker;
+     * returns the lane to push it into.
      *
      * @throws RejectedExecutionException at the limit
      * @throws IllegalStateException      once stopped
      */
-    private void admit() {
-        if (!handOver.admit()) {
-            throw new RejectedExecutionException("Number of pending timeouts ("
-                    + (handOver.pending() + 1)
-                    + ") is greater than or equal to maximum allowed pending timeouts ("
-                    + maxPending + ")");
+    private Lane admit() {
+        Lane lane = handOver.admit();
+        if (lane == null) {
+            throw atTheLimit();
         }
         if (handOver.state() != HandOver.STARTED) {
             try {
@@ -607,11 +606,19 @@ public final class WheelTimer implements Timer {
                 throw e;
             }
         }
+        return lane;
     }
 
-    /** Hands a new timeout made at {@code now} to the worker. */
-    private WheelTimeout hand(WheelTimeout t, long now) {
-        return handed(t, handOver.add(t, now));
+    /** The exception of a newTimeout() at the limit, as Netty's says it. */
+    private RejectedExecutionException atTheLimit() {
+        return new RejectedExecutionException("Number of pending timeouts (" + (handOver.pending() + 1)
+                + ") is greater than or equal to maximum allowed pending timeouts ("
+                + maxPending + ")");
+    }
+
+    /** Hands a new timeout made at {@code now} to the worker, through the {@code lane} its admission gave. */
+    private WheelTimeout hand(WheelTimeout t, long now, Lane lane) {
+        return handed(t, handOver.add(t, now, lane));
     }
 
     /** {@code t}, if the hand-over took it ({@code added}); else stop() came first. */
@@ -633,13 +640,14 @@ public final class WheelTimer implements Timer {
     /**
      * WheelScheduledExecutor's: counts a timeout it is about to
      * {@link #add}, as {@code newTimeout()} counts the one it makes, so
-     * that {@link #pendingTimeouts()} includes it from here on.
+     * that {@link #pendingTimeouts()} includes it from here on; returns
+     * the lane to give to {@link #add}.
      *
      * @throws RejectedExecutionException if {@link #pendingTimeouts()} is at the limit
      * @throws IllegalStateException      if the timer has been stopped
      */
-    void count() {
-        admit();
+    Lane count() {
+        return admit();
     }
 
     /** WheelScheduledExecutor's: takes back a {@link #count()} for a timeout it will not add. */
@@ -649,15 +657,16 @@ public final class WheelTimer implements Timer {
 
     /**
      * WheelScheduledExecutor's: schedules {@code t}, counted by
-     * {@link #count()}, a timeout it made itself (one of its futures) with
-     * {@link #deadlineIn} {@code delay} ns from now, as {@code newTimeout()}
-     * schedules the one it makes (deadline - delay stands for the reading of
-     * the clock, so that a schedule reads it once).
+     * {@link #count()}, which gave {@code lane}, a timeout it made itself
+     * (one of its futures) with {@link #deadlineIn} {@code delay} ns from
+     * now, as {@code newTimeout()} schedules the one it makes (deadline -
+     * delay stands for the reading of the clock, so that a schedule reads
+     * it once).
      *
      * @throws IllegalStateException if the timer has been stopped (then uncounted)
      */
-    void add(WheelTimeout t, long delay) {
-        hand(t, t.deadline - delay);
+    void add(WheelTimeout t, long delay, Lane lane) {
+        hand(t, t.deadline - delay, lane);
     }
 
     /** The absolute deadline {@code delay} ns after {@code now}, within the engine's range. */

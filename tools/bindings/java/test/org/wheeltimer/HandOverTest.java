@@ -7,6 +7,8 @@ package org.wheeltimer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
@@ -58,14 +60,14 @@ class HandOverTest {
      */
     @Test
     void theAddsARoundHeldBackAreGivenByTheNextInPushOrderButTheCancelled() {
-        HandOver h = new HandOver(0, false, Long.MAX_VALUE);
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
         h.closing = true;
         long horizon = 1_000_000;
         List<WheelTimeout> far = new ArrayList<>();
         for (int i = 0; i < 4 * Lane.SLOTS + 10; i++) {
             WheelTimeout t = new TaskTimeout(null, null, FAR);
             far.add(t);
-            assertTrue(h.add(t, 0));
+            assertTrue(h.add(t, 0, h.addLane()));
         }
         Given round = new Given();
         assertEquals(0, h.drain(horizon, round), "all due past the horizon");
@@ -81,7 +83,7 @@ class HandOverTest {
             }
         }
         WheelTimeout near = new TaskTimeout(null, null, 10);
-        assertTrue(h.add(near, 0));
+        assertTrue(h.add(near, 0, h.addLane()));
         assertEquals(1, h.drain(horizon, round), "the one new add");
         want.add(near);
         assertEquals(want, round.adds, "the held in push order, then the new");
@@ -102,18 +104,18 @@ class HandOverTest {
      */
     @Test
     void anAddAheadIsHeldByARoundThatHoldsAndGivenByOneThatDoesNot() {
-        HandOver h = new HandOver(0, false, Long.MAX_VALUE);
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
         h.closing = true;
         WheelTimeout first = new TaskTimeout(null, null, -HandOver.URGENT_NANOS);
         h.sleep(5_000_000, true);
-        assertTrue(h.addAhead(first));
+        assertTrue(h.addAhead(first, h.addLane()));
         assertEquals(5_000_000, h.sleep, "a lingering worker is left to its linger");
         Given round = new Given();
         assertEquals(0, h.drain(FAR, round), "held, whatever the horizon");
         assertTrue(h.holding());
         WheelTimeout second = new TaskTimeout(null, null, -FAR);
         h.sleep(HandOver.FOREVER, false);
-        assertTrue(h.addAhead(second));
+        assertTrue(h.addAhead(second, h.addLane()));
         assertEquals(HandOver.AWAKE, h.sleep, "a worker asleep until something is due is woken");
         assertEquals(1, h.drain(Long.MAX_VALUE, round), "given when nothing is held");
         assertEquals(List.of(first, second), round.adds);
@@ -131,21 +133,21 @@ class HandOverTest {
      */
     @Test
     void aRoundGivesTheCancelsThenTheHeldAddsThenWhatWasPushedInPushOrder() {
-        HandOver h = new HandOver(0, false, Long.MAX_VALUE);
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
         h.closing = true;
         long horizon = 1_000_000;
         Given round = new Given();
         WheelTimeout taken = new TaskTimeout(null, null, 10);
-        assertTrue(h.add(taken, 0));
+        assertTrue(h.add(taken, 0, h.addLane()));
         assertEquals(1, h.drain(horizon, round));
         WheelTimeout far = new TaskTimeout(null, null, FAR);
-        assertTrue(h.add(far, 0));
+        assertTrue(h.add(far, 0, h.addLane()));
         assertEquals(0, h.drain(horizon, round), "held back");
         // The engine has the first: its cancel pushes it again; then a new add.
         assertTrue(taken.cancelOnStop());
-        h.cancelled(taken, true);
+        h.cancelled(taken, true, null);
         WheelTimeout near = new TaskTimeout(null, null, 20);
-        assertTrue(h.add(near, 0));
+        assertTrue(h.add(near, 0, h.addLane()));
         round.calls.clear();
         round.cancels.clear();
         assertEquals(1, h.drain(horizon, round), "the one new add");
@@ -162,7 +164,7 @@ class HandOverTest {
      */
     @Test
     void anAddThatACancelOnAnotherLaneLetInComesAfterThatCancel() throws Exception {
-        HandOver h = new HandOver(0, false, 1);
+        HandOver h = new HandOver(0, false, 1, null);
         h.closing = true;
         Given round = new Given();
         // Both ways round: the cancel's stripe before the add's, and after.
@@ -171,27 +173,27 @@ class HandOverTest {
             int other = (mine + 1 + pass * (Stripes.COUNT - 2)) % Stripes.COUNT;
             WheelTimeout taken = new TaskTimeout(null, null, 10);
             onStripe(other, () -> {
-                assertTrue(h.admit());
-                assertTrue(h.add(taken, 0));
+                assertNotNull(h.admit());
+                assertTrue(h.add(taken, 0, h.addLane()));
             });
             round.calls.clear();
             round.cancels.clear();
             assertEquals(1, h.drain(Long.MAX_VALUE, round));
-            assertFalse(h.admit(), "at the limit");
+            assertNull(h.admit(), "at the limit");
             WheelTimeout next = new TaskTimeout(null, null, 20);
             onStripe(other, () -> {
                 assertTrue(taken.cancelOnStop());
-                h.cancelled(taken, true);
+                h.cancelled(taken, true, null);
             });
-            assertTrue(h.admit(), "the cancel's credit, from the other stripe");
-            assertTrue(h.add(next, 0));
+            assertNotNull(h.admit(), "the cancel's credit, from the other stripe");
+            assertTrue(h.add(next, 0, h.addLane()));
             round.calls.clear();
             round.cancels.clear();
             assertEquals(1, h.drain(Long.MAX_VALUE, round));
             assertEquals(List.of(taken, next), round.calls, "pass " + pass);
             assertEquals(List.of(true, false), round.cancels);
             assertTrue(next.cancelOnStop());
-            h.cancelled(next, true);
+            h.cancelled(next, true, null);
             assertEquals(0, h.pending());
             round.calls.clear();
             assertEquals(0, h.drain(Long.MAX_VALUE, round));
@@ -207,31 +209,31 @@ class HandOverTest {
      */
     @Test
     void theLimitHoldsAcrossStripesAndWhatOneFreesAnotherMayTake() throws Exception {
-        HandOver h = new HandOver(0, false, 5);
+        HandOver h = new HandOver(0, false, 5, null);
         int mine = Stripes.current();
         int other = (mine + 1) % Stripes.COUNT;
         for (int i = 0; i < 5; i++) {
-            assertTrue(h.admit());
+            assertNotNull(h.admit());
         }
-        assertFalse(h.admit(), "the sixth");
+        assertNull(h.admit(), "the sixth");
         assertEquals(5, h.pending());
-        onStripe(other, () -> assertFalse(h.admit(), "another stripe's sixth"));
+        onStripe(other, () -> assertNull(h.admit(), "another stripe's sixth"));
         h.countDown();
         h.countDown();
         assertEquals(3, h.pending());
         onStripe(other, () -> {
-            assertTrue(h.admit(), "a credit the first stripe freed");
-            assertTrue(h.admit(), "the other");
-            assertFalse(h.admit(), "and no more");
+            assertNotNull(h.admit(), "a credit the first stripe freed");
+            assertNotNull(h.admit(), "the other");
+            assertNull(h.admit(), "and no more");
         });
         assertEquals(5, h.pending());
         h.ended();
         assertFalse(h.nonePending());
         onStripe(other, () -> {
-            assertTrue(h.admit(), "what the worker ended");
-            assertFalse(h.admit());
+            assertNotNull(h.admit(), "what the worker ended");
+            assertNull(h.admit());
         });
-        assertFalse(h.admit());
+        assertNull(h.admit());
         assertEquals(5, h.pending(), "never more than the limit");
         for (int i = 0; i < 5; i++) {
             h.countDown();
@@ -248,7 +250,7 @@ class HandOverTest {
     @Test
     void manyThreadsNeverPassTheLimitAndTheCountEndsExact() throws Exception {
         int limit = 100;
-        HandOver h = new HandOver(0, false, limit);
+        HandOver h = new HandOver(0, false, limit, null);
         java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
         Thread[] threads = new Thread[2 * Stripes.COUNT];
@@ -259,7 +261,7 @@ class HandOverTest {
                 java.util.Random rnd = new java.util.Random(kk);
                 int mineHeld = 0;
                 for (int i = 0; i < 200_000; i++) {
-                    if (rnd.nextBoolean() && h.admit()) {
+                    if (rnd.nextBoolean() && h.admit() != null) {
                         most.accumulateAndGet(held.incrementAndGet(), Math::max);
                         mineHeld++;
                     } else if (mineHeld > 0) {
@@ -319,11 +321,11 @@ class HandOverTest {
      */
     @Test
     void aRoundEndsWhereTheTailWasWhenItBegan() {
-        HandOver h = new HandOver(0, false, Long.MAX_VALUE);
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
         h.closing = true;
         int pushed = 3 * Lane.SLOTS + 5;
         for (int i = 0; i < pushed; i++) {
-            assertTrue(h.add(new TaskTimeout(null, null, 10), 0));
+            assertTrue(h.add(new TaskTimeout(null, null, 10), 0, h.addLane()));
         }
         List<WheelTimeout> meanwhile = new ArrayList<>();
         Given round = new Given() {
@@ -333,7 +335,7 @@ class HandOverTest {
                 if (meanwhile.size() < 10 * Lane.SLOTS) {
                     WheelTimeout n = new TaskTimeout(null, null, 10);
                     meanwhile.add(n);
-                    assertTrue(h.add(n, 0));
+                    assertTrue(h.add(n, 0, h.addLane()));
                 }
             }
         };
@@ -354,10 +356,10 @@ class HandOverTest {
      */
     @Test
     void aSegmentLinkedButNotYetFilledIsNoPush() {
-        HandOver h = new HandOver(0, false, Long.MAX_VALUE);
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
         h.closing = true;
         for (int i = 0; i < Lane.SLOTS; i++) {
-            assertTrue(h.add(new TaskTimeout(null, null, FAR), 0));
+            assertTrue(h.add(new TaskTimeout(null, null, FAR), 0, h.addLane()));
         }
         Given round = new Given();
         assertEquals(Lane.SLOTS, h.drain(Long.MAX_VALUE, round));
@@ -367,7 +369,7 @@ class HandOverTest {
         h.sleep(HandOver.FOREVER, false);
         assertFalse(h.mayNotSleep(false), "a linked segment with nothing in it is no push");
         // It fills the first slot: that is a push.
-        assertTrue(h.add(new TaskTimeout(null, null, FAR), 0));
+        assertTrue(h.add(new TaskTimeout(null, null, FAR), 0, h.addLane()));
         assertTrue(h.mayNotSleep(false), "the push into the linked segment");
         assertEquals(1, h.drain(Long.MAX_VALUE, round));
     }
