@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicLongFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Consumer;
+import java.util.function.ToLongFunction;
 
 /**
  * The hand-over between a {@link WheelTimer}'s callers (any thread, in
@@ -299,28 +300,22 @@ final class HandOver extends HandOverEndedLine {
      */
     long pending() {
         long e = ended;
-        long swept = 0;
-        for (int i = 0; i < addLanes.length; i++) {
-            Lane l = laneAt(addLanes, i);
-            if (l != null) {
-                swept += l.swept();
-            }
-        }
-        long c = 0;
-        for (int i = 0; i < addLanes.length; i++) {
-            Lane l = laneAt(addLanes, i);
-            if (l != null) {
-                c += l.cancels();
-            }
-        }
-        long a = 0;
-        for (int i = 0; i < addLanes.length; i++) {
-            Lane l = laneAt(addLanes, i);
-            if (l != null) {
-                a += l.adds();
-            }
-        }
+        long swept = sum(Lane::swept);
+        long c = sum(Lane::cancels);
+        long a = sum(Lane::adds);
         return a - swept - c - e;
+    }
+
+    /** One of the stripes' counts, summed over the lanes of adds made so far. */
+    private long sum(ToLongFunction<Lane> count) {
+        long n = 0;
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                n += count.applyAsLong(l);
+            }
+        }
+        return n;
     }
 
     /**
@@ -428,10 +423,6 @@ final class HandOver extends HandOverEndedLine {
      */
     void ended() {
         ENDED.lazySet(this, ended + 1);
-    }
-
-    long maxPending() {
-        return maxPending;
     }
 
     /**
