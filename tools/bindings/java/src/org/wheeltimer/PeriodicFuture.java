@@ -104,6 +104,8 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
         if (isDone()) {
             cancelArmed(t);
             TIMEOUT.setRelease(this, null);
+            // Cancelled during the run that armed it: finished() counted it still.
+            executor.timeoutGone();
         }
     }
 

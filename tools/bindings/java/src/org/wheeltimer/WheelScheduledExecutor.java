@@ -692,6 +692,17 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     /* What the futures call. */
 
     /**
+     * A timeout of a task already done left the timer's count (after the
+     * task's finished() looked): it was perhaps the last one termination
+     * waited for.
+     */
+    void timeoutGone() {
+        if (state != RUNNING) {
+            tryTerminate();
+        }
+    }
+
+    /**
      * The timer's worker (or a periodic task's run): a task is due; give it
      * to the pool, the worker's at the end of its chunk (handDue()). A
      * cancel that came meanwhile and meant the task to leave the pool's
@@ -700,10 +711,8 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
      */
     void handOver(WheelScheduledFuture<?> f) {
         if (f.isDone()) {
-            // Cancelled as it expired: the timer's count was perhaps the last.
-            if (state != RUNNING) {
-                tryTerminate();
-            }
+            // Cancelled as it expired.
+            timeoutGone();
             return;
         }
         markOut(f);
