@@ -917,6 +917,38 @@ abstract class ExecutorContract {
     }
 
     /**
+     * A fixed-delay task that shutdown() let go on, cancelled at any point
+     * of its cycle (its run, its re-arming, its wait), leaves nothing that
+     * holds termination off. Each round cancels it a different spin after
+     * a run began: soon after a run, the re-arming is under way.
+     */
+    @Test
+    void aFixedDelayTaskCancelledAnywhereInItsCycleAfterShutdownLetsTheExecutorTerminate()
+            throws Exception {
+        for (int round = 0; round < 200; round++) {
+            ScheduledExecutorService e = executor(1);
+            setContinuePeriodicAfterShutdown(e, true);
+            AtomicInteger runs = new AtomicInteger();
+            ScheduledFuture<?> task = e.scheduleWithFixedDelay(runs::incrementAndGet, 0, 1,
+                                                               TimeUnit.MICROSECONDS);
+            Probe.eventually(() -> runs.get() >= 2, "the task runs");
+            e.shutdown();
+            int seen = runs.get();
+            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(Probe.LIMIT_SECONDS);
+            while (runs.get() == seen) {
+                assertTrue(System.nanoTime() - end < 0, "the task runs on after shutdown");
+                Thread.onSpinWait();
+            }
+            for (int spin = 0; spin < round * 4; spin++) {
+                Thread.onSpinWait();
+            }
+            assertTrue(task.cancel(false));
+            assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS),
+                       "terminates once the task is cancelled, round " + round);
+        }
+    }
+
+    /**
      * shutdown() cancels no periodic task in the middle of a run: it is not
      * done until that run ends, and then it is cancelled (the TCK's first
      * wave); tasks already due run whatever the delayed policy says.
