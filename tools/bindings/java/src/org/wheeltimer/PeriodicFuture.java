@@ -105,7 +105,7 @@ final class PeriodicFuture extends WheelScheduledFuture<Void> {
             cancelArmed(t);
             TIMEOUT.setRelease(this, null);
             // Cancelled during the run that armed it: finished() counted it still.
-            executor.timeoutGone();
+            executor.mayTerminate();
         }
     }
 

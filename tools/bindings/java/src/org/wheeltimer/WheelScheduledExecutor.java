@@ -692,11 +692,12 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     /* What the futures call. */
 
     /**
-     * A timeout of a task already done left the timer's count (after the
-     * task's finished() looked): it was perhaps the last one termination
-     * waited for.
+     * Something termination may have waited for is gone: a task (its
+     * finished()), or the timeout of a task already done, which left the
+     * timer's count after that task's finished() looked. While the
+     * executor runs it is one read of the state.
      */
-    void timeoutGone() {
+    void mayTerminate() {
         if (state != RUNNING) {
             tryTerminate();
         }
@@ -712,7 +713,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
     void handOver(WheelScheduledFuture<?> f) {
         if (f.isDone()) {
             // Cancelled as it expired.
-            timeoutGone();
+            mayTerminate();
             return;
         }
         markOut(f);
@@ -835,9 +836,7 @@ public final class WheelScheduledExecutor extends ThreadPoolExecutor
             }
             noteCancel(remove);
         }
-        if (state != RUNNING) {
-            tryTerminate();
-        }
+        mayTerminate();
     }
 
     /**
