@@ -220,9 +220,7 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
 
     /**
      * INIT -> INIT | TAKEN, in {@code slot} (1 .. {@link #MAX_SLOT}): the
-     * worker hands it to the engine; in slot 0, the worker runs it in this
-     * round without the engine (it was due when taken). False if it was
-     * cancelled.
+     * worker hands it to the engine. False if it was cancelled.
      */
     final boolean take(int slot) {
         return STATE.compareAndSet(this, ST_INIT, ST_INIT | TAKEN | slot << SLOT_SHIFT);
@@ -240,11 +238,11 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
     }
 
     /**
-     * One-shot taken due (slot 0): INIT -> EXPIRED, as {@link #expire()},
-     * first by one compare-and-set from the one state it then has.
+     * One-shot, due when the worker drained it and so never taken: INIT ->
+     * EXPIRED. True if the task is to run now.
      */
-    final boolean expireDue() {
-        return STATE.compareAndSet(this, ST_INIT | TAKEN, ST_EXPIRED | TAKEN) || expire();
+    final boolean expireUntaken() {
+        return STATE.compareAndSet(this, ST_INIT, ST_EXPIRED);
     }
 
     /** The engine refused it: INIT -> CANCELLED. True if it was not cancelled already. */

@@ -45,7 +45,8 @@ import java.util.function.Consumer;
  * <p>An add already due when the worker takes it (a burst made while a
  * task held the worker, or a delay shorter than the worker took to come
  * to it) does not go to the engine:
- * it is taken in slot 0 and run in the same round, in deadline order with
+ * it is not taken (a cancel meanwhile needs no push; the expiry's
+ * compare-and-set finds it) and runs in the same round, in deadline order with
  * the records the engine hands back (a record is run after the adds due
  * before it, and before those due at its time, which came later). Due
  * means by the last tick of the engine's resolution that has begun, as
@@ -93,7 +94,7 @@ final class Worker implements Runnable, HandOver.Round {
     private boolean inRound;
 
     /**
-     * The adds due when taken (slot 0), in deadline order once the drain
+     * The adds due when drained (not taken), in deadline order once the drain
      * is over; run from {@link #dueNext}. While runDue() runs them, the
      * slots before the one whose task runs are empty, dueNext not yet
      * past them: a reader skips empty slots.
@@ -285,9 +286,9 @@ final class Worker implements Runnable, HandOver.Round {
     }
 
     /**
-     * HandOver's: {@code t} is taken for the engine and queued, or, due
-     * already and one-shot, taken to run this round; unless it was
-     * cancelled since.
+     * HandOver's: {@code t} is taken for the engine and queued, unless it
+     * was cancelled since; or, due already and one-shot, kept to run this
+     * round.
      */
     @Override
     public void add(WheelTimeout t, boolean held) {
@@ -297,16 +298,16 @@ final class Worker implements Runnable, HandOver.Round {
             t.resolve(held ? handOver.heldAt : timer.nanoTime());
         }
         if (t.deadline <= dueBy && !(t instanceof SlackOrPeriodicTimeout p && p.period != 0)) {
-            if (t.take(0)) {
-                if (dueCount == due.length) {
-                    due = Arrays.copyOf(due, dueCount * 2);
-                }
-                if (dueCount > dueNext && t.deadline < due[dueCount - 1].deadline) {
-                    dueUnsorted = true;
-                }
-                due[dueCount++] = t;
-                addedAtOnce++;
+            // Not taken: a cancel() meanwhile needs no push, and runDue()'s
+            // expiry finds it cancelled.
+            if (dueCount == due.length) {
+                due = Arrays.copyOf(due, dueCount * 2);
             }
+            if (dueCount > dueNext && t.deadline < due[dueCount - 1].deadline) {
+                dueUnsorted = true;
+            }
+            due[dueCount++] = t;
+            addedAtOnce++;
             return;
         }
         if (farNow != Long.MIN_VALUE && !(t instanceof SlackOrPeriodicTimeout)
@@ -533,12 +534,12 @@ final class Worker implements Runnable, HandOver.Round {
         for (int i = from; i < end; i++) {
             WheelTimeout t = d[i];
             d[i] = null;
-            if (t.expireDue()) {
+            if (t.expireUntaken()) {
                 t.expiring();
                 handOver.ended();
                 runTask(t);
             } else {
-                // Cancelled since it was taken: its cancel's push finds slot 0, and does nothing.
+                // Cancelled since it was drained (its cancel pushed nothing).
                 firedAtOnce--;
                 tasksRun--;
                 cancelledAtOnce++;

@@ -467,6 +467,46 @@ class WheelTimerTest {
     }
 
     /**
+     * One of them cancelled by a task that runs before it in the same
+     * round: the cancel wins (true), the task never runs, and the timeout
+     * is counted added and cancelled, not fired, as the engine would
+     * count it; nothing stays pending.
+     */
+    @Test
+    void aTimeoutDueWhenTakenCancelledBeforeItsTurnNeverRuns() {
+        WheelTimer timer = real(new Probe.Named());
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        WheelTimerStats before = timer.stats();
+        timer.newTimeout(t -> {
+            held.countDown();
+            Probe.await(gate, "the gate");
+        }, 0, TimeUnit.MILLISECONDS);
+        Probe.await(held, "the worker is held");
+        AtomicBoolean victimRan = new AtomicBoolean();
+        AtomicBoolean cancelled = new AtomicBoolean();
+        CountDownLatch done = new CountDownLatch(1);
+        Timeout[] victim = new Timeout[1];
+        timer.newTimeout(t -> cancelled.set(victim[0].cancel()), 0, TimeUnit.MILLISECONDS);
+        victim[0] = timer.newTimeout(t -> victimRan.set(true), 0, TimeUnit.MILLISECONDS);
+        WheelTimeout last = timer.newTimeout(t -> done.countDown(), 0, TimeUnit.MILLISECONDS);
+        while (timer.nanoTime() < last.deadlineNanos() + timer.resolutionNanos()) {
+            Probe.sleep(1);
+        }
+        gate.countDown();
+        Probe.await(done, "the last runs");
+        assertTrue(cancelled.get(), "the cancel won");
+        assertFalse(victimRan.get(), "the cancelled task ran");
+        assertTrue(victim[0].isCancelled());
+        WheelTimerStats after = timer.stats();
+        assertEquals(before.added() + 4, after.added());
+        assertEquals(before.fired() + 3, after.fired(), "the cancelled one is not counted fired");
+        assertEquals(before.cancelled() + 1, after.cancelled());
+        assertEquals(before.tasksRun() + 3, after.tasksRun());
+        assertEquals(0, timer.pendingTimeouts());
+    }
+
+    /**
      * The adds run at once and the records of the engine run in deadline
      * order together: one in the engine, due while a task holds the
      * worker, and one made before its deadline and one after, run in the
