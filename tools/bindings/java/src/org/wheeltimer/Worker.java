@@ -174,58 +174,72 @@ final class Worker implements Runnable, HandOver.Round {
         boolean busy = false;
         // A stop() ends the loop at the next round, even with more due:
         // what has not run yet is returned, cancelled, as Netty's does.
+        // The round is a method of its own: this loop is entered once, and
+        // the JIT compiles a loop's body only after tens of thousands of
+        // turns (on-stack replacement), a method after a few thousand calls.
         while (handOver.state() != HandOver.SHUTDOWN) {
-            handOver.beginRound();
-            busy |= handOver(true) > 0;
-            runCommands();
-            // Wait in the library: it returns what is ready, else sleeps
-            // until something is due or a caller ends the wait with
-            // wheeltimer_wake(). After a round that took timeouts, or while
-            // adds are held back (handed over at the next round), linger:
-            // sleep at most LINGER_NANOS, and tell callers so. From here on
-            // a caller that pushes sees the sleep and wakes us if its
-            // timeout is due soon; one that pushed before is seen by
-            // mayNotSleep(), and then the wait only reaps (HandOver's
-            // rules, 1). A lingering worker so takes what a stream of
-            // callers pushes once per linger, not as fast as it can: each
-            // round costs it, and the callers too. Idle, it sleeps until
-            // something is due, and any push wakes it; if it holds far
-            // adds, which the engine does not know, the wait also ends at
-            // the next one's release.
-            boolean lingering = busy || handOver.holding();
-            long timeout = lingering ? HandOver.LINGER_NANOS : -1;
-            long release = farHold.nextRelease();
-            if (release != Long.MAX_VALUE) {
-                long in = Math.max(0, release - timer.nanoTime());
-                timeout = timeout < 0 ? in : Math.min(timeout, in);
-            }
-            if (dueCount > 0) {
-                // Tasks to run now: only reap what the engine has ready.
+            busy = round(busy);
+        }
+    }
+
+    /**
+     * One round: hands over what callers pushed, runs the commands, waits
+     * in the library, and runs what it returns. {@code busy}: a round
+     * since the worker last went to sleep took new adds; returns the same
+     * after this round.
+     */
+    private boolean round(boolean busy) {
+        handOver.beginRound();
+        busy |= handOver(true) > 0;
+        runCommands();
+        // Wait in the library: it returns what is ready, else sleeps
+        // until something is due or a caller ends the wait with
+        // wheeltimer_wake(). After a round that took timeouts, or while
+        // adds are held back (handed over at the next round), linger:
+        // sleep at most LINGER_NANOS, and tell callers so. From here on
+        // a caller that pushes sees the sleep and wakes us if its
+        // timeout is due soon; one that pushed before is seen by
+        // mayNotSleep(), and then the wait only reaps (HandOver's
+        // rules, 1). A lingering worker so takes what a stream of
+        // callers pushes once per linger, not as fast as it can: each
+        // round costs it, and the callers too. Idle, it sleeps until
+        // something is due, and any push wakes it; if it holds far
+        // adds, which the engine does not know, the wait also ends at
+        // the next one's release.
+        boolean lingering = busy || handOver.holding();
+        long timeout = lingering ? HandOver.LINGER_NANOS : -1;
+        long release = farHold.nextRelease();
+        if (release != Long.MAX_VALUE) {
+            long in = Math.max(0, release - timer.nanoTime());
+            timeout = timeout < 0 ? in : Math.min(timeout, in);
+        }
+        if (dueCount > 0) {
+            // Tasks to run now: only reap what the engine has ready.
+            timeout = 0;
+        } else {
+            long by = lingering ? timer.nanoTime() + timeout : HandOver.FOREVER;
+            handOver.sleep(by, lingering);
+            if (handOver.mayNotSleep(lingering)) {
+                handOver.awake();
                 timeout = 0;
             } else {
-                long by = lingering ? timer.nanoTime() + timeout : HandOver.FOREVER;
-                handOver.sleep(by, lingering);
-                if (handOver.mayNotSleep(lingering)) {
-                    handOver.awake();
-                    timeout = 0;
-                } else {
-                    busy = false;
-                    wakeups++;
-                }
-            }
-            int n = Native.waitRound(ctx, timeout, records);
-            handOver.awake();
-            if (n == -Native.EINTR) {
-                // A producer's wake (or a signal): its push is on the stack.
-                n = 0;
-            }
-            if (n < 0) {
-                throw Native.error("wheeltimer_wait", n);
-            }
-            if (n > 0 || dueCount > 0) {
-                runRound(n);
+                busy = false;
+                wakeups++;
             }
         }
+        int n = Native.waitRound(ctx, timeout, records);
+        handOver.awake();
+        if (n == -Native.EINTR) {
+            // A producer's wake (or a signal): its push is on the stack.
+            n = 0;
+        }
+        if (n < 0) {
+            throw Native.error("wheeltimer_wait", n);
+        }
+        if (n > 0 || dueCount > 0) {
+            runRound(n);
+        }
+        return busy;
     }
 
     private void runCommands() {
