@@ -405,15 +405,9 @@ class WheelTimerTest {
     @Test
     void aTimeoutCancelledBeforeTheWorkerTookItNeverReachesTheEngine() {
         WheelTimer timer = real(new Probe.Named());
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
         // Read first: stats() runs on the worker, which the task holds.
         long before = timer.stats().added() + 1;
-        timer.newTimeout(t -> {
-            held.countDown();
-            Probe.await(gate, "the gate");
-        }, 0, TimeUnit.MILLISECONDS);
-        Probe.await(held, "the worker is held");
+        CountDownLatch gate = holdWorker(timer);
         List<Timeout> made = new ArrayList<>();
         for (int i = 0; i < 200; i++) {
             made.add(timer.newTimeout(x -> { }, 1, TimeUnit.HOURS));
@@ -427,6 +421,18 @@ class WheelTimerTest {
         assertEquals(before + 100, timer.stats().added(), "the cancelled ones never did");
     }
 
+    /** Runs a task that holds the worker until the returned gate opens; returns once it does. */
+    private static CountDownLatch holdWorker(WheelTimer timer) {
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        timer.newTimeout(t -> {
+            held.countDown();
+            Probe.await(gate, "the gate");
+        }, 0, TimeUnit.MILLISECONDS);
+        Probe.await(held, "the worker is held");
+        return gate;
+    }
+
     /**
      * An add already due when the worker takes it runs without the engine:
      * 100 timeouts of 0 ms made while a task holds the worker, released once
@@ -438,15 +444,9 @@ class WheelTimerTest {
     @Test
     void timeoutsDueWhenTheWorkerTakesThemRunWithoutTheEngine() {
         WheelTimer timer = real(new Probe.Named());
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
         // Read first: stats() runs on the worker, which the task holds.
         WheelTimerStats before = timer.stats();
-        timer.newTimeout(t -> {
-            held.countDown();
-            Probe.await(gate, "the gate");
-        }, 0, TimeUnit.MILLISECONDS);
-        Probe.await(held, "the worker is held");
+        CountDownLatch gate = holdWorker(timer);
         CountDownLatch ran = new CountDownLatch(100);
         WheelTimeout last = null;
         for (int i = 0; i < 100; i++) {
@@ -467,22 +467,16 @@ class WheelTimerTest {
     }
 
     /**
-     * One of them cancelled by a task that runs before it in the same
-     * round: the cancel wins (true), the task never runs, and the timeout
-     * is counted added and cancelled, not fired, as the engine would
-     * count it; nothing stays pending.
+     * An add due when the worker drains it, cancelled by a task that runs
+     * before it in the same round: the cancel wins (true), the task never
+     * runs, and the timeout is counted added and cancelled, not fired, as
+     * the engine would count it; nothing stays pending.
      */
     @Test
     void aTimeoutDueWhenTakenCancelledBeforeItsTurnNeverRuns() {
         WheelTimer timer = real(new Probe.Named());
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
         WheelTimerStats before = timer.stats();
-        timer.newTimeout(t -> {
-            held.countDown();
-            Probe.await(gate, "the gate");
-        }, 0, TimeUnit.MILLISECONDS);
-        Probe.await(held, "the worker is held");
+        CountDownLatch gate = holdWorker(timer);
         AtomicBoolean victimRan = new AtomicBoolean();
         AtomicBoolean cancelled = new AtomicBoolean();
         CountDownLatch done = new CountDownLatch(1);
@@ -527,13 +521,7 @@ class WheelTimerTest {
         // may even have fired by the time the worker is held: it then has
         // the earliest deadline of the three, and runs first all the same).
         timer.stats();
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
-        timer.newTimeout(t -> {
-            held.countDown();
-            Probe.await(gate, "the gate");
-        }, 0, TimeUnit.MILLISECONDS);
-        Probe.await(held, "the worker is held");
+        CountDownLatch gate = holdWorker(timer);
         WheelTimeout before = timer.newTimeout(t -> {
             order.add("before");
             done.countDown();
@@ -565,17 +553,11 @@ class WheelTimerTest {
     @Test
     void aTimeoutCancelledInTheRoundThatTookItNeverReachesTheEngine() {
         WheelTimer timer = real(new Probe.Named());
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
         CountDownLatch ran = new CountDownLatch(1);
         AtomicBoolean cancelled = new AtomicBoolean();
         // The holder and the canceller reach the engine.
         long before = timer.stats().added() + 2;
-        timer.newTimeout(t -> {
-            held.countDown();
-            Probe.await(gate, "the gate");
-        }, 0, TimeUnit.MILLISECONDS);
-        Probe.await(held, "the worker is held");
+        CountDownLatch gate = holdWorker(timer);
         Timeout far = timer.newTimeout(x -> { }, 1, TimeUnit.HOURS);
         timer.newTimeout(x -> {
             cancelled.set(far.cancel());
