@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * FarHold.java - the worker's coarse wheel of one-shot adds due seconds
- * ahead, kept from the engine until their time comes near
+ * FarHold.java - a coarse wheel of one-shot adds due seconds ahead, kept
+ * from the engine until their time comes near
  */
 package org.wheeltimer;
 
@@ -9,14 +9,16 @@ import java.util.Arrays;
 import java.util.function.Consumer;
 
 /**
- * One-shot adds due {@link #MIN_AHEAD} buckets or more ahead, which the
- * worker keeps here instead of handing them to the engine: most request
+ * One-shot adds due {@link #MIN_AHEAD} buckets or more ahead, kept here
+ * instead of being handed to the engine: most request
  * timeouts are cancelled long before they are due, and one cancelled here
  * costs its caller no push (it was never taken) and the engine nothing.
  * A bucket covers {@link #BUCKET_NANOS} of deadlines; it is released, its
  * adds handed to the engine in the order they were held, when the bucket
  * before it begins, so that the engine has each at least one bucket before
- * its deadline. The worker's alone: no other thread touches it.
+ * its deadline. Not thread-safe: the worker has one of its own, for the
+ * adds it takes from the lanes, and each stripe one that its callers hold
+ * their far adds in themselves, under the hold's lock ({@link Lane}).
  *
  * <p>A timeout held is not taken (its state is still INIT): its cancel()
  * only marks it, and the hold drops it when it meets it, at its release
@@ -47,6 +49,13 @@ final class FarHold {
 
     private final WheelTimeout[][] buckets = new WheelTimeout[BUCKETS][];
     private final int[] counts = new int[BUCKETS];
+    /**
+     * The bucket each slot holds, while its count is not 0: a stripe's
+     * callers may hold a bucket a whole turn after one that the worker has
+     * yet to release, in the same slot, when the worker slept through many
+     * buckets; such an add is not held.
+     */
+    private final long[] bucketAt = new long[BUCKETS];
     /** The last bucket released (all before it too); Long.MIN_VALUE before the first release. */
     private long released = Long.MIN_VALUE;
     /** What the buckets hold, cancelled or not. */
@@ -69,8 +78,8 @@ final class FarHold {
     /**
      * Releases the buckets that begin before one bucket after {@code now}'s
      * begins: gives each timeout they hold to {@code give}, cancelled or not,
-     * in the order held. Must come before {@link #offer} with the same
-     * {@code now}.
+     * in the order held. The worker's own hold: before {@link #offer} with
+     * the same {@code now}.
      */
     void release(long now, Consumer<WheelTimeout> give) {
         long upTo = bucketOf(now) + 1;
@@ -81,7 +90,10 @@ final class FarHold {
         // A clock that jumped a whole turn ahead releases everything once.
         long from = Math.max(released + 1, upTo - BUCKETS + 1);
         for (long k = from; k <= upTo; k++) {
-            empty((int) (k & (BUCKETS - 1)), give);
+            int b = (int) (k & (BUCKETS - 1));
+            if (counts[b] != 0 && bucketAt[b] <= upTo) {
+                empty(b, give);
+            }
         }
         released = Math.max(released, upTo);
         findFirstHeld();
@@ -97,16 +109,15 @@ final class FarHold {
     }
 
     private void findFirstHeld() {
-        firstHeld = Long.MAX_VALUE;
-        if (size == 0) {
-            return;
-        }
-        for (long k = released + 1; k <= released + BUCKETS; k++) {
-            if (counts[(int) (k & (BUCKETS - 1))] != 0) {
-                firstHeld = k;
-                return;
+        long first = Long.MAX_VALUE;
+        if (size != 0) {
+            for (int b = 0; b < BUCKETS; b++) {
+                if (counts[b] != 0 && bucketAt[b] < first) {
+                    first = bucketAt[b];
+                }
             }
         }
+        firstHeld = first;
     }
 
     /**
@@ -156,6 +167,11 @@ final class FarHold {
         int b = (int) (k & (BUCKETS - 1));
         WheelTimeout[] a = buckets[b];
         int n = counts[b];
+        if (n == 0) {
+            bucketAt[b] = k;
+        } else if (bucketAt[b] != k) {
+            return false;
+        }
         if (a == null) {
             a = buckets[b] = new WheelTimeout[FIRST_CAPACITY];
         } else if (n == a.length) {

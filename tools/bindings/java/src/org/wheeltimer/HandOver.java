@@ -32,7 +32,10 @@ import java.util.function.ToLongFunction;
  * drains each in that order; between lanes there is no order but the
  * round's: every lane of cancels first, then each lane of adds (see
  * {@link #drain}). What the worker hands over at the same deadline goes in
- * that order, and each caller's timeouts in the order it made them.
+ * that order, and each caller's timeouts in the order it made them. A
+ * one-shot add made with its deadline (an executor's task, most often)
+ * seconds ahead is not pushed: its caller keeps it in its stripe's far
+ * hold, which the worker releases bucket by bucket (rules, 11).
  *
  * <p>The count of pending timeouts is striped the same way, in each
  * stripe's lane of adds: counts that only grow, of what it admitted, what
@@ -75,6 +78,10 @@ import java.util.function.ToLongFunction;
  *                          when it fails
  * the lanes' arrays        a stripe's first caller, once  callers, worker   shared line
  *                          a lane (CAS null to the lane)
+ * a stripe's far hold      its callers and the worker,    the same          its own, and the
+ *                          under its lock                                   lane's callers'
+ * its next release         the same, under the lock       the worker        line
+ * wakesBy                  the worker, before sleep       callers           shared line
  * commands                 callers (offer)                the worker (poll) its own queue
  * wakers, closing          wakers; the worker at its end  the worker        shared line
  * where the worker is in   the worker                     the worker        the lane's
@@ -195,6 +202,25 @@ import java.util.function.ToLongFunction;
  *     ends, then drains every lane of cancels to its end read then, so it
  *     hands over every cancel pushed before an add of the round, before
  *     that add ({@link #drain}).
+ * <li><b>A far add its caller holds.</b> A one-shot add made at least a
+ *     bucket of the far hold ahead ({@link FarHold}) goes, not into its
+ *     stripe's lane, but into the stripe's far hold, under the hold's lock
+ *     ({@link #add}): the worker never sees it unless it is still pending
+ *     when its bucket is released, and a cancel before that is the
+ *     timeout's compare-and-set alone. The worker releases the holds
+ *     before it drains the lanes (what a hold held was made before what
+ *     the lane has since), each under its lock, and wakes for the next
+ *     release. A caller that moves its hold's next release (a volatile
+ *     write) then reads {@code sleep}, and wakes a sleeping worker if the
+ *     release is before {@code wakesBy}, when the worker's wait ends by
+ *     itself; the worker writes {@code wakesBy}, then {@code sleep}, then
+ *     reads every hold's next release ({@link #mayNotSleep}): it sees the
+ *     move and does not sleep, or the caller sees it asleep. A stale clock
+ *     can only make a caller hold an add in a bucket the worker would
+ *     already release: its next release is then past, and the worker
+ *     releases it at its next round, which that wake brings. The worker
+ *     closes the holds at its end, and stop() takes what they hold, as it
+ *     takes the lanes' (6).
  * </ol>
  */
 final class HandOver extends HandOverEndedLine {
@@ -276,7 +302,7 @@ final class HandOver extends HandOverEndedLine {
 
     /** The stripe's first call: makes lane {@code i} of {@code lanes}, unless another caller did. */
     private Lane makeLane(Lane[] lanes, int i) {
-        Lane made = new Lane(this);
+        Lane made = new Lane(this, lanes == addLanes);
         Lane was = (Lane) LANE.compareAndExchange(lanes, i, (Lane) null, made);
         return was == null ? made : was;
     }
@@ -434,6 +460,13 @@ final class HandOver extends HandOverEndedLine {
      * cancelled and uncounted, if stop() came first (see the rules, 6).
      */
     boolean add(WheelTimeout t, long now, Lane lane) {
+        if (t.deadline - now > FarHold.BUCKET_NANOS && !virtualClock
+                && !(t instanceof SlackOrPeriodicTimeout)) {
+            int held = lane.holdFar(t, now);
+            if (held != Lane.NOT_HELD) {
+                return heldFar(t, lane, held == Lane.HELD_SOONER);
+            }
+        }
         lane.push(t, t.deadline);
         // Before sleep is read: a worker about to linger either sees this,
         // or is seen asleep below (both volatile).
@@ -447,6 +480,26 @@ final class HandOver extends HandOverEndedLine {
         long s = sleep;
         if (s != AWAKE && (s == FOREVER || virtualClock || t.deadline - s < DEFER_MARGIN_NANOS)) {
             wake(s);
+        }
+        return true;
+    }
+
+    /**
+     * After {@code t} went into the far hold of {@code lane} (rules, 11):
+     * wakes the worker if the hold's next release moved ({@code sooner})
+     * before the time its sleep ends by itself. Returns false, {@code t}
+     * cancelled and uncounted, if stop() came first (rules, 6).
+     */
+    private boolean heldFar(WheelTimeout t, Lane lane, boolean sooner) {
+        if (state == SHUTDOWN && t.cancelOnStop()) {
+            countDown();
+            return false;
+        }
+        if (sooner) {
+            long s = sleep;
+            if (s != AWAKE && lane.farRelease < wakesBy) {
+                wake(s);
+            }
         }
         return true;
     }
@@ -640,7 +693,8 @@ final class HandOver extends HandOverEndedLine {
      * asleep, as add() says). A command or stop() keeps it awake either way.
      */
     boolean mayNotSleep(boolean lingering) {
-        return (lingering ? urgent != 0 : pushed()) || !commands.isEmpty() || state == SHUTDOWN;
+        return (lingering ? urgent != 0 : pushed()) || !commands.isEmpty() || state == SHUTDOWN
+               || nextFarRelease() < wakesBy;
     }
 
     /**
@@ -665,15 +719,18 @@ final class HandOver extends HandOverEndedLine {
     /**
      * Before the worker waits: from now on callers must wake it, unless
      * {@code by} is not {@link #FOREVER} and their deadline is {@link
-     * #DEFER_MARGIN_NANOS} or more after it, when it wakes by itself. An
+     * #DEFER_MARGIN_NANOS} or more after it, when it wakes by itself; and
+     * a caller that moves a far hold's next release before {@code wakesBy},
+     * when its wait ends by itself (rules, 11). An
      * idle worker (not lingering) first clears the slots it is done with,
      * so that the lanes hold no timeout for it (rules, 5).
      */
-    void sleep(long by, boolean lingering) {
+    void sleep(long by, boolean lingering, long wakesBy) {
         if (!lingering) {
             clearDone(addLanes);
             clearDone(cancelLanes);
         }
+        this.wakesBy = wakesBy;
         sleep = by;
     }
 
@@ -684,6 +741,81 @@ final class HandOver extends HandOverEndedLine {
                 l.clearDone();
             }
         }
+    }
+
+    /* The stripes' far holds (rules, 11), the worker's. */
+
+    /** The soonest of the far holds' next releases ({@link Lane#farRelease}), in ns. */
+    long nextFarRelease() {
+        long r = Long.MAX_VALUE;
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                r = Math.min(r, l.farRelease);
+            }
+        }
+        return r;
+    }
+
+    /** Gives what each far hold releases at {@code now} to {@code give}, under its lock. */
+    void releaseFar(long now, Consumer<WheelTimeout> give) {
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                l.releaseFar(now, give);
+            }
+        }
+    }
+
+    /** Drops the cancelled timeouts of every far hold. */
+    void compactFar() {
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                l.compactFar();
+            }
+        }
+    }
+
+    /** Gives every timeout the far holds hold to {@code action}, cancelled or not. */
+    void forEachFar(Consumer<WheelTimeout> action) {
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                l.forEachFar(action);
+            }
+        }
+    }
+
+    /**
+     * At the worker's end: closes every far hold, giving what it holds to
+     * {@code action}. A lane made after this read its slot is not closed:
+     * a caller that holds in it sees SHUTDOWN after (rules, 6).
+     */
+    void closeFar(Consumer<WheelTimeout> action) {
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                l.closeFar(action);
+            }
+        }
+    }
+
+    /** What the far holds hold, cancelled or not; {@code racy}: read without their locks. */
+    long farSize(boolean racy) {
+        long n = 0;
+        for (int i = 0; i < addLanes.length; i++) {
+            Lane l = laneAt(addLanes, i);
+            if (l != null) {
+                n += racy ? l.farSizeRacy() : l.farSize();
+            }
+        }
+        return n;
+    }
+
+    /** The cancelled timeouts the far holds dropped, never handed to the engine. */
+    long farDropped() {
+        return sum(Lane::farDropped);
     }
 
     /** When the worker wakes, or decides not to sleep. */
@@ -747,6 +879,11 @@ abstract class HandOverPadMiddle extends HandOverCallersLine {
 abstract class HandOverSharedLine extends HandOverPadMiddle {
     /** {@link HandOver#AWAKE}, {@link HandOver#FOREVER}, or the time by which the worker wakes. */
     volatile long sleep = HandOver.AWAKE;
+    /**
+     * When the worker's wait ends by itself, Long.MAX_VALUE if it does not
+     * (the engine's deadlines aside): written before {@code sleep}, read after it.
+     */
+    long wakesBy = Long.MAX_VALUE;
     /** {@link HandOver#INIT}, {@link HandOver#STARTED} or {@link HandOver#SHUTDOWN}. */
     volatile int state;
     /** Set by the worker before it closes the native side. */

@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  * Callers fill its slots, the worker reads them; a lane's callers write
  * only their own lines, which no caller of another stripe touches. The
  * lane of a stripe's adds also holds that stripe's part of the count of
- * pending timeouts ({@link HandOver#admit}).
+ * pending timeouts ({@link HandOver#admit}), and its far hold, where its
+ * callers keep the adds they make seconds ahead (HandOver's rules, 11).
  */
 final class Lane extends LaneWorkerLine {
     /* Nothing the heap puts after the lane shares the worker's line. */
@@ -39,6 +40,14 @@ final class Lane extends LaneWorkerLine {
 
     /** The hand-over the lane is part of. */
     final HandOver handOver;
+
+    /** The stripe's far hold, in a lane of adds (else null): the rest of its state is under its lock. */
+    private final FarHold far;
+    /** Once the worker has ended: holdFar() holds nothing. Under the hold's lock. */
+    private boolean farClosed;
+    /** The cancelled timeouts the far hold dropped. Under the hold's lock. */
+    private long farDropped;
+    private final Consumer<WheelTimeout> countDropped = t -> farDropped++;
 
     /*
      * Field updaters, not VarHandles, where a field will do: before the JIT
@@ -82,9 +91,11 @@ final class Lane extends LaneWorkerLine {
         }
     }
 
-    Lane(HandOver handOver) {
+    /** A lane of {@code handOver}: of adds, with the stripe's far hold, or of cancels. */
+    Lane(HandOver handOver, boolean adds) {
         super(new Segment(0));
         this.handOver = handOver;
+        this.far = adds ? new FarHold() : null;
     }
 
     /* The callers' side. */
@@ -184,6 +195,109 @@ final class Lane extends LaneWorkerLine {
 
     long adds() {
         return adds;
+    }
+
+    /*
+     * The stripe's far hold (a lane of adds only): its callers hold their
+     * far adds there themselves, the worker releases them; all under the
+     * hold's lock (HandOver's rules, 11).
+     */
+
+    /**
+     * Holds {@code t}, a one-shot add made at {@code now} and not pushed,
+     * in the stripe's far hold, if it is due far enough ahead
+     * ({@link FarHold#offer}) and the worker has not closed the hold.
+     * Returns {@link #NOT_HELD}, {@link #HELD}, or {@link #HELD_SOONER}:
+     * held, and the hold's next release ({@link #farRelease}) moved.
+     */
+    int holdFar(WheelTimeout t, long now) {
+        FarHold h = far;
+        synchronized (h) {
+            if (farClosed || !h.offer(t, now, countDropped)) {
+                return NOT_HELD;
+            }
+            long r = h.nextRelease();
+            if (r == farRelease) {
+                return HELD;
+            }
+            farRelease = r;
+            return HELD_SOONER;
+        }
+    }
+
+    static final int NOT_HELD = 0;
+    static final int HELD = 1;
+    static final int HELD_SOONER = 2;
+
+    /**
+     * The worker's: gives what the far hold releases at {@code now} to
+     * {@code give} ({@link FarHold#release}), under the hold's lock: give
+     * must not block.
+     */
+    void releaseFar(long now, Consumer<WheelTimeout> give) {
+        if (farRelease > now) {
+            return;
+        }
+        FarHold h = far;
+        synchronized (h) {
+            h.release(now, give);
+            farRelease = h.nextRelease();
+        }
+    }
+
+    /** The worker's: drops the cancelled timeouts the far hold holds ({@link FarHold#compact}). */
+    void compactFar() {
+        FarHold h = far;
+        synchronized (h) {
+            h.compact(countDropped);
+            farRelease = h.nextRelease();
+        }
+    }
+
+    /** Gives every timeout the far hold holds to {@code action}, cancelled or not. */
+    void forEachFar(Consumer<WheelTimeout> action) {
+        FarHold h = far;
+        synchronized (h) {
+            h.forEach(action);
+        }
+    }
+
+    /**
+     * The worker's, at its end: closes the far hold (its callers push
+     * instead), gives what it holds to {@code action}, and lets it go.
+     */
+    void closeFar(Consumer<WheelTimeout> action) {
+        FarHold h = far;
+        synchronized (h) {
+            farClosed = true;
+            h.forEach(action);
+            h.clear();
+            farRelease = Long.MAX_VALUE;
+        }
+    }
+
+    /** What the far hold holds, cancelled or not. */
+    int farSize() {
+        FarHold h = far;
+        synchronized (h) {
+            return h.size();
+        }
+    }
+
+    /**
+     * What the far hold holds, read without its lock: a count its callers
+     * may be changing, for a heuristic only.
+     */
+    int farSizeRacy() {
+        return far.size();
+    }
+
+    /** The cancelled timeouts the far hold dropped so far, never handed to the engine. */
+    long farDropped() {
+        FarHold h = far;
+        synchronized (h) {
+            return farDropped;
+        }
     }
 
     long cancels() {
@@ -427,6 +541,12 @@ abstract class LaneCallersLine extends LanePadHead {
     volatile long granted;
     /** Credits this stripe gave back to the limit, counted in adds: only grows. */
     volatile long swept;
+    /**
+     * When the worker is to release the stripe's far hold next
+     * ({@link FarHold#nextRelease}): written under the hold's lock, read
+     * by the worker without it (HandOver's rules, 11).
+     */
+    volatile long farRelease = Long.MAX_VALUE;
 
     LaneCallersLine(Lane.Segment first) {
         tail = first;

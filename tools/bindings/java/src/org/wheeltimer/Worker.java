@@ -27,7 +27,8 @@ import java.util.function.Consumer;
  * held back by the round before and what was pushed since (holding
  * back a round the adds due {@link #HOLD_NANOS} or more later, and keeping
  * the one-shot adds due seconds ahead in its {@link FarHold} until their
- * time comes near), with the library (one JNI call per
+ * time comes near, as the callers keep those they make with a deadline in
+ * their stripes' holds, which it releases too), with the library (one JNI call per
  * 1024 operations, no system call), then waits in the library's
  * {@code wheeltimer_wait()}, which submits them in one batch, and reaps
  * what is ready or else sleeps until something is due or another thread
@@ -118,6 +119,12 @@ final class Worker implements Runnable, HandOver.Round {
     private final Consumer<WheelTimeout> dropCancelled = this::dropCancelled;
     /** While a round's drain runs, off a virtual clock: the time it began; else Long.MIN_VALUE. */
     private long farNow = Long.MIN_VALUE;
+    /** What the callers' far holds released, from releasedNext to releasedCount not yet given. */
+    private WheelTimeout[] released = new WheelTimeout[RELEASED_KEPT];
+    private int releasedCount;
+    private int releasedNext;
+    private final Consumer<WheelTimeout> gatherReleased = this::gatherReleased;
+    private static final int RELEASED_KEPT = 1024;
 
     /** The worker thread's kernel id, 0 until it runs. */
     private volatile int tid;
@@ -208,17 +215,18 @@ final class Worker implements Runnable, HandOver.Round {
         // the next one's release.
         boolean lingering = busy || handOver.holding();
         long timeout = lingering ? HandOver.LINGER_NANOS : -1;
-        long release = farHold.nextRelease();
+        long release = Math.min(farHold.nextRelease(), handOver.nextFarRelease());
+        long now = lingering || release != Long.MAX_VALUE ? timer.nanoTime() : 0;
         if (release != Long.MAX_VALUE) {
-            long in = Math.max(0, release - timer.nanoTime());
+            long in = Math.max(0, release - now);
             timeout = timeout < 0 ? in : Math.min(timeout, in);
         }
         if (dueCount > 0) {
             // Tasks to run now: only reap what the engine has ready.
             timeout = 0;
         } else {
-            long by = lingering ? timer.nanoTime() + timeout : HandOver.FOREVER;
-            handOver.sleep(by, lingering);
+            long wakesBy = timeout < 0 ? Long.MAX_VALUE : now + timeout;
+            handOver.sleep(lingering ? wakesBy : HandOver.FOREVER, lingering, wakesBy);
             if (handOver.mayNotSleep(lingering)) {
                 handOver.awake();
                 timeout = 0;
@@ -267,12 +275,14 @@ final class Worker implements Runnable, HandOver.Round {
                     horizon = now + HOLD_NANOS;
                     dueBy = now - Math.floorMod(now, resolution);
                 }
-                if (farHold.size() > 2 * handOver.pending()) {
+                if (farHold.size() + handOver.farSize(true) > 2 * handOver.pending()) {
                     // Most of it was cancelled meanwhile: let it go now.
                     farHold.compact(dropCancelled);
+                    handOver.compactFar();
                 }
                 // Older than what was pushed since: to the engine first.
                 farHold.release(now, giveReleased);
+                releaseCallersHolds(now);
                 farNow = now;
             }
             given = handOver.drain(horizon, this);
@@ -337,6 +347,35 @@ final class Worker implements Runnable, HandOver.Round {
             slotsUsed++;
             queueAdd(t, slot);
         }
+    }
+
+    /**
+     * Hands to the engine what the callers' far holds release at {@code now}:
+     * gathered under each hold's lock, given after it. If giving throws
+     * (the worker is failing), what is left is stop()'s.
+     */
+    private void releaseCallersHolds(long now) {
+        handOver.releaseFar(now, gatherReleased);
+        try {
+            for (; releasedNext < releasedCount; releasedNext++) {
+                giveReleased(released[releasedNext]);
+                released[releasedNext] = null;
+            }
+        } finally {
+            if (releasedNext == releasedCount) {
+                releasedNext = releasedCount = 0;
+                if (released.length > RELEASED_KEPT) {
+                    released = new WheelTimeout[RELEASED_KEPT];
+                }
+            }
+        }
+    }
+
+    private void gatherReleased(WheelTimeout t) {
+        if (releasedCount == released.length) {
+            released = Arrays.copyOf(released, releasedCount * 2);
+        }
+        released[releasedCount++] = t;
     }
 
     /** A far add whose bucket is released: to the engine (or run, if due), unless cancelled. */
@@ -578,6 +617,13 @@ final class Worker implements Runnable, HandOver.Round {
         }
     }
 
+    /** What the callers' holds released that a failed round did not give. */
+    private void forEachReleasedLeft(Consumer<WheelTimeout> action) {
+        for (int i = releasedNext; i < releasedCount; i++) {
+            action.accept(released[i]);
+        }
+    }
+
     /** Runs the task of the record at {@code r[k]}. */
     private void dispatchOne(long[] r, int k) {
         long handle = r[k + Native.REC_HANDLE];
@@ -700,6 +746,7 @@ final class Worker implements Runnable, HandOver.Round {
             }
         }
         farHold.compact(dropCancelled);
+        handOver.compactFar();
     }
 
     /**
@@ -714,13 +761,15 @@ final class Worker implements Runnable, HandOver.Round {
         if (res < 0) {
             throw Native.error("wheeltimer_stats", res);
         }
-        // The far adds held count as the engine's: added, and live.
-        long held = farHold.size();
+        // The far adds held count as the engine's: added, and live; those
+        // the callers' holds dropped as added and cancelled.
+        long held = farHold.size() + handOver.farSize(false);
+        long dropped = handOver.farDropped();
         return new WheelTimerStats(timer.engine(), s[Native.STAT_RESOLUTION],
                                    s[Native.STAT_MAX_PENDING], s[Native.STAT_LIVE] + held,
-                                   s[Native.STAT_ADDED] + addedAtOnce + held,
+                                   s[Native.STAT_ADDED] + addedAtOnce + dropped + held,
                                    s[Native.STAT_FIRED] + firedAtOnce,
-                                   s[Native.STAT_CANCELLED] + cancelledAtOnce,
+                                   s[Native.STAT_CANCELLED] + cancelledAtOnce + dropped,
                                    s[Native.STAT_WITHDRAWN],
                                    s[Native.STAT_OVERRUNS], s[Native.STAT_TIMER_PROGRAMS],
                                    s[Native.STAT_SUBMITS], s[Native.STAT_SUBMITTED],
@@ -749,11 +798,14 @@ final class Worker implements Runnable, HandOver.Round {
             handOver.forEachPending(all::add);
         }
         forEachDueLeft(all::add);
-        farHold.forEach(t -> {
+        Consumer<WheelTimeout> ifPending = t -> {
             if (t.state() == WheelTimeout.ST_INIT) {
                 all.add(t);
             }
-        });
+        };
+        farHold.forEach(ifPending);
+        handOver.forEachFar(ifPending);
+        forEachReleasedLeft(ifPending);
         for (WheelTimeout t : bySlot) {
             if (t != null) {
                 all.add(t);
@@ -775,6 +827,8 @@ final class Worker implements Runnable, HandOver.Round {
         forEachDueLeft(this::stopCancel);
         farHold.forEach(this::stopCancel);
         farHold.clear();
+        handOver.closeFar(this::stopCancel);
+        forEachReleasedLeft(this::stopCancel);
         for (int i = 0; i < bySlot.length; i++) {
             WheelTimeout t = bySlot[i];
             if (t != null) {

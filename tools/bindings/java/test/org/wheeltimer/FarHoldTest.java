@@ -78,6 +78,37 @@ class FarHoldTest {
     }
 
     /**
+     * A stripe's hold, which its callers fill before the worker ever
+     * released it, or while the worker sleeps through many buckets: a
+     * first release gives only the buckets due, and a bucket a whole turn
+     * after one not yet released, which would share its slot, is not
+     * held (its caller pushes it instead).
+     */
+    @Test
+    void aHoldFilledBeforeItsReleasesGivesOnlyWhatIsDueAndNeverSharesASlot() {
+        FarHold h = new FarHold();
+        WheelTimeout soon = at(1003 * B);
+        WheelTimeout later = at(1050 * B);
+        assertTrue(h.offer(soon, NOW, dropped::add));
+        assertTrue(h.offer(later, NOW, dropped::add));
+        assertEquals(1002 * B, h.nextRelease());
+        h.release(1002 * B, given::add);
+        assertEquals(List.of(soon), given, "only the bucket due");
+        assertEquals(1049 * B, h.nextRelease());
+        // A caller ten buckets past the release of 1050, which the worker
+        // has yet to make (a late worker), reaches the turn after it.
+        long callerNow = 1060 * B;
+        WheelTimeout turnAfter = at((1050 + FarHold.BUCKETS) * B);
+        assertFalse(h.offer(turnAfter, callerNow, dropped::add), "the slot of 1050 holds 1050");
+        WheelTimeout slotBefore = at((1049 + FarHold.BUCKETS) * B);
+        assertTrue(h.offer(slotBefore, callerNow, dropped::add), "the slot of 1049 is free");
+        h.release(callerNow, given::add);
+        assertEquals(List.of(soon, later), given, "1050 alone, late");
+        assertEquals((1048 + FarHold.BUCKETS) * B, h.nextRelease());
+        assertEquals(1, h.size());
+    }
+
+    /**
      * A release whose receiver throws (a worker failing in its engine)
      * keeps the timeout it was giving and those after it held, so that
      * stop() still finds them; the ones given before are gone.

@@ -95,6 +95,78 @@ class HandOverTest {
     }
 
     /**
+     * A one-shot add due two buckets of the far hold ahead goes into its
+     * stripe's far hold, not its lane (rules, 11): no push, and the hold
+     * gives it back at its release. Its caller wakes a sleeping worker only
+     * if it moved the hold's next release before the worker's wait ends
+     * by itself, and a worker about to sleep sees such a move instead. An
+     * add made after stop() is cancelled, and once the hold is closed the
+     * adds go to the lane.
+     */
+    @Test
+    void aFarAddGoesToItsStripesHoldWhichWakesAWorkerThatWouldSleepPastItsRelease() {
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
+        h.closing = true;
+        long b = FarHold.BUCKET_NANOS;
+        long now = 1000 * b + b / 3;
+        Lane lane = h.addLane();
+        // A lingering worker, whose wait ends long before the release.
+        h.sleep(now + 1_000_000, true, now + 1_000_000);
+        WheelTimeout later = new TaskTimeout(null, null, 1010 * b);
+        assertTrue(h.add(later, now, lane));
+        assertEquals(now + 1_000_000, h.sleep, "not woken: its wait ends before the release");
+        assertFalse(h.mayNotSleep(true));
+        assertEquals(1009 * b, h.nextFarRelease());
+        // Asleep until something is due: an add that moves the release wakes it.
+        h.sleep(HandOver.FOREVER, false, Long.MAX_VALUE);
+        WheelTimeout sooner = new TaskTimeout(null, null, 1005 * b + 7);
+        assertTrue(h.add(sooner, now, lane));
+        assertEquals(HandOver.AWAKE, h.sleep, "woken for the sooner release");
+        // One that does not move it wakes nobody.
+        h.sleep(HandOver.FOREVER, false, Long.MAX_VALUE);
+        WheelTimeout same = new TaskTimeout(null, null, 1005 * b + 3);
+        assertTrue(h.add(same, now, lane));
+        assertEquals(HandOver.FOREVER, h.sleep, "the release did not move");
+        // A worker whose wait ends by the release is left to it.
+        h.sleep(HandOver.FOREVER, false, 1003 * b);
+        WheelTimeout third = new TaskTimeout(null, null, 1004 * b + 1);
+        assertTrue(h.add(third, now, lane));
+        assertEquals(HandOver.FOREVER, h.sleep, "its wait ends at the release");
+        // A worker that planned its wait before a move sees it.
+        h.sleep(HandOver.FOREVER, false, 1003 * b);
+        h.awake();
+        assertTrue(h.add(new TaskTimeout(null, null, 1002 * b), now, lane));
+        h.sleep(HandOver.FOREVER, false, 1003 * b);
+        assertTrue(h.mayNotSleep(false), "the release moved before its wait's end");
+        h.awake();
+        assertEquals(1001 * b, h.nextFarRelease());
+        // Nothing pushed; the hold gives back at each release, in order held.
+        Given round = new Given();
+        assertEquals(0, h.drain(Long.MAX_VALUE, round));
+        assertEquals(5, h.farSize(false));
+        List<WheelTimeout> given = new ArrayList<>();
+        h.releaseFar(1003 * b - 1, given::add);
+        assertEquals(1, given.size(), "the bucket of 1002 only");
+        assertTrue(third.cancelOnStop());
+        h.releaseFar(1003 * b, given::add);
+        assertEquals(third, given.get(1), "cancelled or not, the worker's to drop");
+        h.releaseFar(1009 * b, given::add);
+        assertEquals(List.of(sooner, same, later), given.subList(2, 5));
+        assertEquals(Long.MAX_VALUE, h.nextFarRelease());
+        // stop() first: the caller's add is cancelled, as a push would be (rules, 6).
+        h.end();
+        WheelTimeout afterStop = new TaskTimeout(null, null, 1020 * b);
+        assertFalse(h.add(afterStop, 1009 * b, lane));
+        assertTrue(afterStop.isCancelled());
+        List<WheelTimeout> closed = new ArrayList<>();
+        h.closeFar(closed::add);
+        assertEquals(List.of(afterStop), closed);
+        assertEquals(0, h.farSize(false));
+        assertFalse(h.add(new TaskTimeout(null, null, 1020 * b), 1009 * b, lane));
+        assertEquals(0, h.farSize(false), "a closed hold holds nothing: the push path");
+    }
+
+    /**
      * An add whose deadline is still its delay (a newTimeout() due a
      * second or more ahead, rules 9) is held back by a round
      * that holds anything back, whatever its horizon, and given by one that
@@ -107,14 +179,14 @@ class HandOverTest {
         HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
         h.closing = true;
         WheelTimeout first = new TaskTimeout(null, null, -HandOver.URGENT_NANOS);
-        h.sleep(5_000_000, true);
+        h.sleep(5_000_000, true, 5_000_000);
         assertTrue(h.addAhead(first, h.addLane()));
         assertEquals(5_000_000, h.sleep, "a lingering worker is left to its linger");
         Given round = new Given();
         assertEquals(0, h.drain(FAR, round), "held, whatever the horizon");
         assertTrue(h.holding());
         WheelTimeout second = new TaskTimeout(null, null, -FAR);
-        h.sleep(HandOver.FOREVER, false);
+        h.sleep(HandOver.FOREVER, false, Long.MAX_VALUE);
         assertTrue(h.addAhead(second, h.addLane()));
         assertEquals(HandOver.AWAKE, h.sleep, "a worker asleep until something is due is woken");
         assertEquals(1, h.drain(Long.MAX_VALUE, round), "given when nothing is held");
@@ -366,7 +438,7 @@ class HandOverTest {
         assertEquals(Lane.SLOTS, round.adds.size());
         // The next caller found the segment full and linked the next one.
         h.addLane().curSegment.next = new Lane.Segment(1);
-        h.sleep(HandOver.FOREVER, false);
+        h.sleep(HandOver.FOREVER, false, Long.MAX_VALUE);
         assertFalse(h.mayNotSleep(false), "a linked segment with nothing in it is no push");
         // It fills the first slot: that is a push.
         assertTrue(h.add(new TaskTimeout(null, null, FAR), 0, h.addLane()));

@@ -252,6 +252,38 @@ class WheelScheduledExecutorTest {
         assertTrue(kept.stream().noneMatch(ScheduledFuture::isDone));
     }
 
+    /**
+     * A task due seconds ahead goes into the far hold of its caller's
+     * stripe, which the timer's worker does not see: an idle worker sleeps
+     * until something is due, and the caller must wake it for the hold's
+     * release. Here the task runs once, and never early; a worker left
+     * asleep would never run it. One held a minute ahead waits in the
+     * queue, and shutdownNow() returns it.
+     */
+    @Test
+    void aTaskHeldByItsCallerOnAnIdleExecutorRunsOnceNeverEarly() throws Exception {
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
+        // The timer's worker starts with a first delayed task; time for it
+        // to go to sleep until something is due.
+        e.schedule(() -> { }, 1, TimeUnit.MILLISECONDS).get(Probe.LIMIT_SECONDS, TimeUnit.SECONDS);
+        Thread.sleep(100);
+        AtomicInteger runs = new AtomicInteger();
+        long[] ranAt = new long[1];
+        long scheduled = System.nanoTime();
+        ScheduledFuture<?> f = e.schedule(() -> {
+            ranAt[0] = System.nanoTime();
+            runs.incrementAndGet();
+        }, 3, TimeUnit.SECONDS);
+        ScheduledFuture<?> minute = e.schedule(() -> { }, 1, TimeUnit.MINUTES);
+        f.get(Probe.LIMIT_SECONDS, TimeUnit.SECONDS);
+        assertTrue(ranAt[0] - scheduled >= TimeUnit.SECONDS.toNanos(3), "never early");
+        assertEquals(List.of(minute), new ArrayList<>(e.getQueue()));
+        assertEquals(List.of(minute), e.shutdownNow());
+        assertTrue(e.awaitTermination(Probe.LIMIT_SECONDS, TimeUnit.SECONDS));
+        assertEquals(1, runs.get(), "once");
+        assertEquals(2, e.getCompletedTaskCount(), "the first task and this one");
+    }
+
     @Test
     void tasksRunOnTheCallersExecutorWhichShutdownLeavesRunning() throws Exception {
         ExecutorService theirs = track(Executors.newFixedThreadPool(2, r -> new Thread(r, "theirs")));
