@@ -769,22 +769,12 @@ final class HandOver extends HandOverEndedLine {
 
     /** Drops the cancelled timeouts of every far hold. */
     void compactFar() {
-        for (int i = 0; i < addLanes.length; i++) {
-            Lane l = laneAt(addLanes, i);
-            if (l != null) {
-                l.compactFar();
-            }
-        }
+        eachAddLane(Lane::compactFar);
     }
 
     /** Gives every timeout the far holds hold to {@code action}, cancelled or not. */
     void forEachFar(Consumer<WheelTimeout> action) {
-        for (int i = 0; i < addLanes.length; i++) {
-            Lane l = laneAt(addLanes, i);
-            if (l != null) {
-                l.forEachFar(action);
-            }
-        }
+        eachAddLane(l -> l.forEachFar(action));
     }
 
     /**
@@ -793,24 +783,22 @@ final class HandOver extends HandOverEndedLine {
      * a caller that holds in it sees SHUTDOWN after (rules, 6).
      */
     void closeFar(Consumer<WheelTimeout> action) {
-        for (int i = 0; i < addLanes.length; i++) {
-            Lane l = laneAt(addLanes, i);
-            if (l != null) {
-                l.closeFar(action);
-            }
-        }
+        eachAddLane(l -> l.closeFar(action));
     }
 
     /** What the far holds hold, cancelled or not; {@code racy}: read without their locks. */
     long farSize(boolean racy) {
-        long n = 0;
+        return sum(racy ? Lane::farSizeRacy : Lane::farSize);
+    }
+
+    /** Each lane of adds made so far, to {@code action}. */
+    private void eachAddLane(Consumer<Lane> action) {
         for (int i = 0; i < addLanes.length; i++) {
             Lane l = laneAt(addLanes, i);
             if (l != null) {
-                n += racy ? l.farSizeRacy() : l.farSize();
+                action.accept(l);
             }
         }
-        return n;
     }
 
     /** The cancelled timeouts the far holds dropped, never handed to the engine. */
