@@ -464,7 +464,7 @@ final class HandOver extends HandOverEndedLine {
                 && !(t instanceof SlackOrPeriodicTimeout)) {
             int held = lane.holdFar(t, now);
             if (held != Lane.NOT_HELD) {
-                return heldFar(t, lane, held == Lane.HELD_SOONER);
+                return heldFar(t, lane, held == Lane.HELD_MOVED);
             }
         }
         lane.push(t, t.deadline);
@@ -486,16 +486,16 @@ final class HandOver extends HandOverEndedLine {
 
     /**
      * After {@code t} went into the far hold of {@code lane} (rules, 11):
-     * wakes the worker if the hold's next release moved ({@code sooner})
-     * before the time its sleep ends by itself. Returns false, {@code t}
+     * wakes the worker if the hold's next release moved ({@code moved})
+     * to before the time its sleep ends by itself. Returns false, {@code t}
      * cancelled and uncounted, if stop() came first (rules, 6).
      */
-    private boolean heldFar(WheelTimeout t, Lane lane, boolean sooner) {
+    private boolean heldFar(WheelTimeout t, Lane lane, boolean moved) {
         if (state == SHUTDOWN && t.cancelOnStop()) {
             countDown();
             return false;
         }
-        if (sooner) {
+        if (moved) {
             long s = sleep;
             if (s != AWAKE && lane.farRelease < wakesBy) {
                 wake(s);

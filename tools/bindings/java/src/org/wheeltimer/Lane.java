@@ -207,7 +207,7 @@ final class Lane extends LaneWorkerLine {
      * Holds {@code t}, a one-shot add made at {@code now} and not pushed,
      * in the stripe's far hold, if it is due far enough ahead
      * ({@link FarHold#offer}) and the worker has not closed the hold.
-     * Returns {@link #NOT_HELD}, {@link #HELD}, or {@link #HELD_SOONER}:
+     * Returns {@link #NOT_HELD}, {@link #HELD}, or {@link #HELD_MOVED}:
      * held, and the hold's next release ({@link #farRelease}) moved.
      */
     int holdFar(WheelTimeout t, long now) {
@@ -221,13 +221,13 @@ final class Lane extends LaneWorkerLine {
                 return HELD;
             }
             farRelease = r;
-            return HELD_SOONER;
+            return HELD_MOVED;
         }
     }
 
     static final int NOT_HELD = 0;
     static final int HELD = 1;
-    static final int HELD_SOONER = 2;
+    static final int HELD_MOVED = 2;
 
     /**
      * The worker's: gives what the far hold releases at {@code now} to
