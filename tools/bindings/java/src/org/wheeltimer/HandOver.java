@@ -473,8 +473,7 @@ final class HandOver extends HandOverEndedLine {
         if ((virtualClock || t.deadline - now < URGENT_NANOS) && urgent == 0) {
             urgent = 1;
         }
-        if (state == SHUTDOWN && t.cancelOnStop()) {
-            countDown();
+        if (stoppedFirst(t)) {
             return false;
         }
         long s = sleep;
@@ -491,8 +490,7 @@ final class HandOver extends HandOverEndedLine {
      * cancelled and uncounted, if stop() came first (rules, 6).
      */
     private boolean heldFar(WheelTimeout t, Lane lane, boolean moved) {
-        if (state == SHUTDOWN && t.cancelOnStop()) {
-            countDown();
+        if (stoppedFirst(t)) {
             return false;
         }
         if (moved) {
@@ -502,6 +500,19 @@ final class HandOver extends HandOverEndedLine {
             }
         }
         return true;
+    }
+
+    /**
+     * After {@code t} was pushed or held: whether stop() came first and
+     * this call cancelled {@code t}, then uncounted it; false too if the
+     * worker's end cancelled it first, for the set stop() returns (rules, 6).
+     */
+    private boolean stoppedFirst(WheelTimeout t) {
+        if (state == SHUTDOWN && t.cancelOnStop()) {
+            countDown();
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -518,8 +529,7 @@ final class HandOver extends HandOverEndedLine {
      */
     boolean addAhead(WheelTimeout t, Lane lane) {
         lane.push(t, AHEAD);
-        if (state == SHUTDOWN && t.cancelOnStop()) {
-            countDown();
+        if (stoppedFirst(t)) {
             return false;
         }
         long s = sleep;

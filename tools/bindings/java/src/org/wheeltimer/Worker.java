@@ -277,8 +277,7 @@ final class Worker implements Runnable, HandOver.Round {
                 }
                 if (farHold.size() + handOver.farSize(true) > 2 * handOver.pending()) {
                     // Most of it was cancelled meanwhile: let it go now.
-                    farHold.compact(dropCancelled);
-                    handOver.compactFar();
+                    compactFarHolds();
                 }
                 // Older than what was pushed since: to the engine first.
                 farHold.release(now, giveReleased);
@@ -745,6 +744,11 @@ final class Worker implements Runnable, HandOver.Round {
                 throw Native.error("wheeltimer_submit", res);
             }
         }
+        compactFarHolds();
+    }
+
+    /** Drops the cancelled timeouts of every far hold: the worker's own and its callers'. */
+    private void compactFarHolds() {
         farHold.compact(dropCancelled);
         handOver.compactFar();
     }
