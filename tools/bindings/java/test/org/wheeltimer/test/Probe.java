@@ -11,16 +11,17 @@ import static org.junit.jupiter.api.Assertions.fail;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
 
 /**
  * Waits are bounded by {@link #LIMIT_SECONDS}, far beyond what any of them
@@ -91,39 +92,53 @@ final class Probe {
 
     /**
      * A thread factory whose threads have a name unique in the process and
-     * short enough (15 characters) to be their kernel name too.
+     * short enough (15 characters) to be their kernel name too. Each thread
+     * reads its own kernel id as it starts.
      */
     static final class Named implements ThreadFactory {
         final String name = "wtt-" + THREADS.incrementAndGet();
         private final AtomicInteger made = new AtomicInteger();
+        private final CompletableFuture<Integer> tid = new CompletableFuture<>();
 
         @Override
         public Thread newThread(Runnable r) {
             assertTrue(made.incrementAndGet() == 1, "one worker thread per timer");
-            return new Thread(r, name);
+            return new Thread(() -> {
+                tid.complete(ownTid());
+                r.run();
+            }, name);
         }
 
-        /** The kernel's id of the thread, found by its name. */
+        /**
+         * The kernel's id of the thread, once it started. It is not looked
+         * up by name in /proc/self/task: a thread that ends during the walk
+         * makes its comm unreadable (ESRCH).
+         */
         int tid() {
-            try (Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
-                return tasks.filter(p -> name.equals(comm(p)))
-                        .mapToInt(p -> Integer.parseInt(p.getFileName().toString()))
-                        .findFirst().orElseThrow(() -> new AssertionError("no thread " + name));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
+            try {
+                return tid.get(LIMIT_SECONDS, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for thread " + name, e);
+            } catch (ExecutionException | TimeoutException e) {
+                throw new AssertionError("thread " + name + " never started", e);
             }
         }
     }
 
-    /** A thread's name, or "" if it ended since it was listed. */
-    private static String comm(Path task) {
+    /** The kernel's id of the calling thread: /proc/thread-self is "PID/task/TID". */
+    static int ownTid() {
         try {
-            return Files.readString(task.resolve("comm")).trim();
-        } catch (NoSuchFileException gone) {
-            return "";
+            Path self = Files.readSymbolicLink(Path.of("/proc/thread-self"));
+            return Integer.parseInt(self.getFileName().toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The kernel name (comm) of thread {@code tid} of this process. */
+    static String comm(int tid) {
+        return read(Path.of("/proc/self/task/" + tid + "/comm")).trim();
     }
 
     /** Voluntary plus involuntary context switches of thread {@code tid} of this process. */
