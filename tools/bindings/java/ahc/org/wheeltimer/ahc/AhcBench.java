@@ -11,7 +11,6 @@ import io.netty.util.Timer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -294,8 +293,9 @@ public final class AhcBench {
                             sum += Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
                         }
                     }
-                } catch (NoSuchFileException gone) {
-                    // The thread ended.
+                } catch (IOException gone) {
+                    // The thread ended: its files are gone (ENOENT) or, a
+                    // moment before, answer ESRCH.
                 }
             }
         } catch (IOException e) {
