@@ -33,7 +33,13 @@ static inline int write_file(const char *path, const char *text)
 	return n == (ssize_t)strlen(text) ? 0 : -EIO;
 }
 
-/* tracefs mounted where it belongs, or a reason to skip. */
+/*
+ * tracefs mounted where it belongs, or a reason to skip. The tests read
+ * pids, not comms: recording comms is switched off before any event is
+ * enabled, so that enabling one does not also hook sched_switch, a static
+ * key patched (int3 on every CPU) into __schedule, which under QEMU TCG
+ * has oopsed on that int3.
+ */
 static inline const char *tracefs_ready(void)
 {
 	struct stat st;
@@ -43,6 +49,7 @@ static inline const char *tracefs_ready(void)
 	if (stat(TRACEFS "/events", &st) &&
 	    mount("nodev", TRACEFS, "tracefs", 0, NULL))
 		return "no tracefs";
+	(void)write_file(TRACEFS "/options/record-cmd", "0");
 	return NULL;
 }
 
