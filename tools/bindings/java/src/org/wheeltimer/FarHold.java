@@ -23,10 +23,14 @@ import java.util.function.Consumer;
  * <p>A timeout held is not taken (its state is still INIT): its cancel()
  * only marks it, and the hold drops it when it meets it, at its release
  * or at a compaction. Compactions keep what it holds, dead or alive, below
- * twice what was alive at the last one plus {@link #SLACK}: a stream of
- * adds cancelled soon after costs each a look, amortized. The worker also
- * compacts when fewer timeouts are pending than half what the hold holds
- * (a mass cancel).
+ * twice what was alive at the last one plus {@link #SLACK}, and a
+ * thirty-first more for the adds made during one: a stream of adds
+ * cancelled soon after costs each a look, amortized. Such a compaction is
+ * a pass over the buckets spread over the adds that follow, at most
+ * {@link #SWEEP_STEP} looks each, so that no add pays for the whole hold
+ * (at a million held, tens of ms). The worker also compacts at once when
+ * fewer timeouts are pending than half what the hold holds (a mass
+ * cancel), and for purge().
  *
  * <p>An idle worker sleeps until the next bucket that holds anything is
  * to be released ({@link #nextRelease}): one wake-up per such bucket, at
@@ -43,6 +47,8 @@ final class FarHold {
     static final int MIN_AHEAD = 2;
     /** What the hold may hold above twice what was alive at the last compaction. */
     static final int SLACK = 4096;
+    /** The looks a compaction under way takes at each add: a timeout, or a bucket passed. */
+    static final int SWEEP_STEP = 32;
     private static final int FIRST_CAPACITY = 64;
     /** A bucket's array larger than this is let go once released. */
     private static final int KEPT_CAPACITY = 4096;
@@ -64,6 +70,15 @@ final class FarHold {
     private int compactAt = SLACK;
     /** The first bucket after {@link #released} that holds anything, or Long.MAX_VALUE. */
     private long firstHeld = Long.MAX_VALUE;
+    /*
+     * The compaction under way: the slot it is in, or -1 if none. In that
+     * slot, [0, sweepWrite) is kept, [sweepWrite, sweepRead) is null, and
+     * [sweepRead, count) is still to be looked at; the adds go after.
+     * Everything else that reads the slot first closes the gap (closeGap()).
+     */
+    private int sweepBucket = -1;
+    private int sweepRead;
+    private int sweepWrite;
 
     /** The bucket of a time in ns. */
     static long bucketOf(long nanos) {
@@ -126,6 +141,9 @@ final class FarHold {
      * given and those after it stay held, for {@link #forEach} (stop()).
      */
     private void empty(int b, Consumer<WheelTimeout> give) {
+        if (b == sweepBucket) {
+            closeGap();
+        }
         int n = counts[b];
         if (n == 0) {
             return;
@@ -146,6 +164,11 @@ final class FarHold {
             if (rest == 0 && a.length > KEPT_CAPACITY) {
                 buckets[b] = null;
             }
+            if (b == sweepBucket) {
+                // What stays is kept as it is: the compaction goes on after it.
+                sweepRead = rest;
+                sweepWrite = rest;
+            }
         }
     }
 
@@ -161,8 +184,13 @@ final class FarHold {
         if (ahead < MIN_AHEAD || ahead >= BUCKETS || k <= released) {
             return false;
         }
-        if (size >= compactAt) {
-            compact(dropped);
+        if (sweepBucket >= 0) {
+            sweep(dropped);
+        } else if (size >= compactAt) {
+            sweepBucket = 0;
+            sweepRead = 0;
+            sweepWrite = 0;
+            sweep(dropped);
         }
         int b = (int) (k & (BUCKETS - 1));
         WheelTimeout[] a = buckets[b];
@@ -186,8 +214,86 @@ final class FarHold {
         return true;
     }
 
-    /** Drops the cancelled timeouts, giving each to {@code dropped}; keeps the order of the rest. */
+    /**
+     * Takes {@link #SWEEP_STEP} looks of the compaction under way: drops
+     * the cancelled timeouts it meets, giving each to {@code dropped}, and
+     * keeps the order of the rest. At the end of its last slot it sets
+     * when the next begins.
+     */
+    private void sweep(Consumer<WheelTimeout> dropped) {
+        int b = sweepBucket;
+        int r = sweepRead;
+        int w = sweepWrite;
+        for (int looks = SWEEP_STEP; looks > 0; ) {
+            WheelTimeout[] a = buckets[b];
+            int n = counts[b];
+            int end = Math.min(n, r + looks);
+            looks -= Math.max(0, end - r);
+            for (; r < end; r++) {
+                WheelTimeout t = a[r];
+                if (t.state() == WheelTimeout.ST_INIT) {
+                    if (w != r) {
+                        a[w] = t;
+                        a[r] = null;
+                    }
+                    w++;
+                } else {
+                    a[r] = null;
+                    size--;
+                    dropped.accept(t);
+                }
+            }
+            if (r < n) {
+                break;
+            }
+            // The slot looked at whole: the gap at its end goes.
+            if (n != 0) {
+                counts[b] = w;
+                if (w == 0 && bucketAt[b] == firstHeld) {
+                    findFirstHeld();
+                }
+            }
+            looks--;
+            if (++b == BUCKETS) {
+                sweepBucket = -1;
+                compactAt = 2 * size + SLACK;
+                return;
+            }
+            r = 0;
+            w = 0;
+        }
+        sweepBucket = b;
+        sweepRead = r;
+        sweepWrite = w;
+    }
+
+    /**
+     * Closes the gap the compaction under way left in its slot, whose
+     * rest it looks at later, from where the gap began.
+     */
+    private void closeGap() {
+        int b = sweepBucket;
+        int gap = sweepRead - sweepWrite;
+        if (gap == 0) {
+            return;
+        }
+        WheelTimeout[] a = buckets[b];
+        int n = counts[b];
+        System.arraycopy(a, sweepRead, a, sweepWrite, n - sweepRead);
+        Arrays.fill(a, n - gap, n, null);
+        counts[b] = n - gap;
+        sweepRead = sweepWrite;
+    }
+
+    /**
+     * Drops the cancelled timeouts at once, giving each to {@code
+     * dropped}; keeps the order of the rest. Ends a compaction under way.
+     */
     void compact(Consumer<WheelTimeout> dropped) {
+        if (sweepBucket >= 0) {
+            closeGap();
+            sweepBucket = -1;
+        }
         int kept = 0;
         for (int b = 0; b < BUCKETS; b++) {
             WheelTimeout[] a = buckets[b];
@@ -214,6 +320,9 @@ final class FarHold {
 
     /** Gives every timeout held to {@code action}, cancelled or not. */
     void forEach(Consumer<WheelTimeout> action) {
+        if (sweepBucket >= 0) {
+            closeGap();
+        }
         for (int b = 0; b < BUCKETS; b++) {
             WheelTimeout[] a = buckets[b];
             for (int i = 0; i < counts[b]; i++) {
@@ -228,5 +337,6 @@ final class FarHold {
         Arrays.fill(counts, 0);
         size = 0;
         firstHeld = Long.MAX_VALUE;
+        sweepBucket = -1;
     }
 }

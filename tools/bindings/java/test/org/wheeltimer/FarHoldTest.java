@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.DisplayName;
@@ -183,8 +184,9 @@ class FarHoldTest {
     /**
      * A stream of adds each cancelled soon after keeps the hold small: it
      * never holds more than twice what was alive at its last compaction
-     * plus its slack, drops only the cancelled, and keeps the order of the
-     * rest.
+     * plus its slack, and the adds made while a compaction passes over it
+     * (one per {@code SWEEP_STEP - 1} looks, a bucket passed being one),
+     * drops only the cancelled, and keeps the order of the rest.
      */
     @Test
     void aStreamOfCancelledAddsKeepsTheHoldSmall() {
@@ -207,8 +209,9 @@ class FarHoldTest {
             assertTrue(h.offer(t, NOW, dropped::add));
             most = Math.max(most, h.size());
         }
-        assertTrue(most <= 2 * (alive.size() + window.length) + FarHold.SLACK,
-                   "held at most " + most);
+        int compactAt = 2 * (alive.size() + window.length) + FarHold.SLACK;
+        int duringOne = (compactAt + FarHold.BUCKETS) / (FarHold.SWEEP_STEP - 1) + 1;
+        assertTrue(most <= compactAt + duringOne, "held at most " + most);
         for (WheelTimeout t : dropped) {
             assertTrue(t.isCancelled(), "only the cancelled are dropped");
         }
@@ -218,5 +221,95 @@ class FarHoldTest {
         List<WheelTimeout> kept = new ArrayList<>(given);
         kept.removeAll(List.of(window));
         assertEquals(alive, kept, "the rest in the order held");
+    }
+    /**
+     * A compaction is spread over the adds that follow it: none of them
+     * looks at more than {@code SWEEP_STEP} timeouts, however many the hold
+     * holds in one bucket; and what it keeps stays in the order held.
+     */
+    @Test
+    void aCompactionIsSpreadOverTheAddsThatFollowIt() {
+        FarHold h = new FarHold();
+        h.release(NOW, given::add);
+        List<WheelTimeout> alive = new ArrayList<>();
+        WheelTimeout[] window = new WheelTimeout[1000];
+        for (int i = 0; i < 100_000; i++) {
+            // One bucket: the case a compaction of whole buckets cannot split.
+            WheelTimeout t = at(1010 * B + i);
+            if (i % 10 == 0) {
+                alive.add(t);
+            } else {
+                WheelTimeout old = window[i % window.length];
+                if (old != null) {
+                    assertTrue(old.cancelOnStop());
+                }
+                window[i % window.length] = t;
+            }
+            int before = dropped.size();
+            assertTrue(h.offer(t, NOW, dropped::add));
+            assertTrue(dropped.size() - before <= FarHold.SWEEP_STEP,
+                       "add " + i + " dropped " + (dropped.size() - before));
+        }
+        assertTrue(dropped.size() > 50_000, "compactions ran: " + dropped.size() + " dropped");
+        for (WheelTimeout t : dropped) {
+            assertTrue(t.isCancelled(), "only the cancelled are dropped");
+        }
+        h.compact(dropped::add);
+        h.release(1009 * B, given::add);
+        List<WheelTimeout> kept = new ArrayList<>(given);
+        kept.removeAll(Arrays.asList(window));
+        assertEquals(alive, kept, "the rest in the order held");
+    }
+
+    /**
+     * While a compaction is under way in a bucket, a walk over the hold and
+     * that bucket's release give each timeout it holds once, in the order
+     * held, and never a hole; the compaction goes on after them.
+     */
+    @Test
+    void aWalkOrAReleaseDuringACompactionGivesWhatIsHeldOnceInOrder() {
+        FarHold h = new FarHold();
+        h.release(NOW, given::add);
+        List<WheelTimeout> offered = new ArrayList<>();
+        // Enough in one bucket, every other one cancelled, that the
+        // compaction which begins at SLACK stops inside that bucket.
+        for (int i = 0; i < FarHold.SLACK + 100; i++) {
+            WheelTimeout t = at(1003 * B + i);
+            offered.add(t);
+            assertTrue(h.offer(t, NOW, dropped::add));
+            if (i % 2 == 1) {
+                assertTrue(t.cancelOnStop());
+            }
+        }
+        assertTrue(!dropped.isEmpty() && dropped.size() < FarHold.SLACK / 2,
+                   "the compaction is under way: " + dropped.size() + " dropped");
+        List<WheelTimeout> held = new ArrayList<>(offered);
+        held.removeAll(dropped);
+        List<WheelTimeout> walked = new ArrayList<>();
+        h.forEach(walked::add);
+        assertEquals(held, walked, "the walk");
+        assertEquals(held.size(), h.size());
+
+        // Adds in a later bucket go on with the compaction; then the release.
+        for (int i = 0; i < 200; i++) {
+            WheelTimeout t = at(1005 * B + i);
+            offered.add(t);
+            assertTrue(h.offer(t, NOW, dropped::add));
+        }
+        held = new ArrayList<>(offered.subList(0, FarHold.SLACK + 100));
+        held.removeAll(dropped);
+        h.release(1002 * B, given::add);
+        assertEquals(held, given, "the release of the bucket under compaction");
+        assertEquals(200, h.size());
+
+        for (int i = 0; i < 200; i++) {
+            assertTrue(h.offer(at(1006 * B + i), NOW, dropped::add));
+        }
+        given.clear();
+        h.release(1005 * B, given::add);
+        assertEquals(400, given.size(), "nothing lost or given twice after it");
+        for (WheelTimeout t : dropped) {
+            assertTrue(t.isCancelled(), "only the cancelled are dropped");
+        }
     }
 }
