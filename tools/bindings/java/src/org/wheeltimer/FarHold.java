@@ -23,14 +23,15 @@ import java.util.function.Consumer;
  * <p>A timeout held is not taken (its state is still INIT): its cancel()
  * only marks it, and the hold drops it when it meets it, at its release
  * or at a compaction. Compactions keep what it holds, dead or alive, below
- * twice what was alive at the last one plus {@link #SLACK}, and a
+ * twice what was alive at the last one plus {@link #SLACK}, and about a
  * thirty-first more for the adds made during one: a stream of adds
  * cancelled soon after costs each a look, amortized. Such a compaction is
- * a pass over the buckets spread over the adds that follow, at most
- * {@link #SWEEP_STEP} looks each, so that no add pays for the whole hold
- * (at a million held, tens of ms). The worker also compacts at once when
- * fewer timeouts are pending than half what the hold holds (a mass
- * cancel), and for purge().
+ * a pass over the buckets in steps of {@link #SWEEP_STEP} looks, one every
+ * {@link #SWEEP_EVERY} adds, so that no add pays for the whole hold (at a
+ * million held, tens of ms); a step comes seldom enough that the JIT
+ * keeps it out of line, off the path of the adds between. The worker also
+ * compacts at once when fewer timeouts are pending than half what the
+ * hold holds (a mass cancel), and for purge().
  *
  * <p>An idle worker sleeps until the next bucket that holds anything is
  * to be released ({@link #nextRelease}): one wake-up per such bucket, at
@@ -47,8 +48,10 @@ final class FarHold {
     static final int MIN_AHEAD = 2;
     /** What the hold may hold above twice what was alive at the last compaction. */
     static final int SLACK = 4096;
-    /** The looks a compaction under way takes at each add: a timeout, or a bucket passed. */
-    static final int SWEEP_STEP = 32;
+    /** The looks a step of a compaction takes: a timeout, or a slot passed. */
+    static final int SWEEP_STEP = 4096;
+    /** The adds held between two steps of a compaction under way. */
+    static final int SWEEP_EVERY = 128;
     private static final int FIRST_CAPACITY = 64;
     /** A bucket's array larger than this is let go once released. */
     private static final int KEPT_CAPACITY = 4096;
@@ -66,15 +69,16 @@ final class FarHold {
     private long released = Long.MIN_VALUE;
     /** What the buckets hold, cancelled or not. */
     private int size;
-    /** The size at which the next add compacts first. */
+    /** The size at which the next add takes a step of a compaction first. */
     private int compactAt = SLACK;
     /** The first bucket after {@link #released} that holds anything, or Long.MAX_VALUE. */
     private long firstHeld = Long.MAX_VALUE;
     /*
      * The compaction under way: the slot it is in, or -1 if none. In that
-     * slot, [0, sweepWrite) is kept, [sweepWrite, sweepRead) is null, and
-     * [sweepRead, count) is still to be looked at; the adds go after.
-     * Everything else that reads the slot first closes the gap (closeGap()).
+     * slot, [0, sweepWrite) is kept, [sweepWrite, sweepRead) is a gap of
+     * stale references, and [sweepRead, count) is still to be looked at;
+     * the adds go after. Everything else that reads the slot first closes
+     * the gap (closeGap()).
      */
     private int sweepBucket = -1;
     private int sweepRead;
@@ -184,12 +188,7 @@ final class FarHold {
         if (ahead < MIN_AHEAD || ahead >= BUCKETS || k <= released) {
             return false;
         }
-        if (sweepBucket >= 0) {
-            sweep(dropped);
-        } else if (size >= compactAt) {
-            sweepBucket = 0;
-            sweepRead = 0;
-            sweepWrite = 0;
+        if (size >= compactAt) {
             sweep(dropped);
         }
         int b = (int) (k & (BUCKETS - 1));
@@ -215,15 +214,21 @@ final class FarHold {
     }
 
     /**
-     * Takes {@link #SWEEP_STEP} looks of the compaction under way: drops
-     * the cancelled timeouts it meets, giving each to {@code dropped}, and
-     * keeps the order of the rest. At the end of its last slot it sets
-     * when the next begins.
+     * Takes a step of {@link #SWEEP_STEP} looks of the compaction under
+     * way, or of one it begins: drops the cancelled timeouts it meets,
+     * giving each to {@code dropped}, and keeps the order of the rest.
+     * Sets when the next step comes, {@link #SWEEP_EVERY} adds later, or,
+     * at the end of the last slot, when the next compaction begins.
      */
     private void sweep(Consumer<WheelTimeout> dropped) {
         int b = sweepBucket;
         int r = sweepRead;
         int w = sweepWrite;
+        if (b < 0) {
+            b = 0;
+            r = 0;
+            w = 0;
+        }
         for (int looks = SWEEP_STEP; looks > 0; ) {
             WheelTimeout[] a = buckets[b];
             int n = counts[b];
@@ -234,11 +239,9 @@ final class FarHold {
                 if (t.state() == WheelTimeout.ST_INIT) {
                     if (w != r) {
                         a[w] = t;
-                        a[r] = null;
                     }
                     w++;
                 } else {
-                    a[r] = null;
                     size--;
                     dropped.accept(t);
                 }
@@ -247,7 +250,8 @@ final class FarHold {
                 break;
             }
             // The slot looked at whole: the gap at its end goes.
-            if (n != 0) {
+            if (n != w) {
+                Arrays.fill(a, w, n, null);
                 counts[b] = w;
                 if (w == 0 && bucketAt[b] == firstHeld) {
                     findFirstHeld();
@@ -265,6 +269,7 @@ final class FarHold {
         sweepBucket = b;
         sweepRead = r;
         sweepWrite = w;
+        compactAt = size + SWEEP_EVERY;
     }
 
     /**
