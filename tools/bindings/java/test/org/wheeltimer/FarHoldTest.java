@@ -192,39 +192,20 @@ class FarHoldTest {
     @Test
     void aStreamOfCancelledAddsKeepsTheHoldSmall() {
         FarHold h = new FarHold();
-        h.release(NOW, given::add);
-        List<WheelTimeout> alive = new ArrayList<>();
+        int[] most = new int[1];
         WheelTimeout[] window = new WheelTimeout[100];
-        int most = 0;
-        for (int i = 0; i < 200_000; i++) {
-            WheelTimeout t = at(1010 * B + i);
-            if (i % 1000 == 0) {
-                alive.add(t);
-            } else {
-                WheelTimeout old = window[i % window.length];
-                if (old != null) {
-                    assertTrue(old.cancelOnStop());
-                }
-                window[i % window.length] = t;
-            }
-            assertTrue(h.offer(t, NOW, dropped::add));
-            most = Math.max(most, h.size());
-        }
+        List<WheelTimeout> alive = stream(h, 200_000, 1000, window,
+                                          (i, drops) -> most[0] = Math.max(most[0], h.size()));
         int compactAt = 2 * (alive.size() + window.length) + FarHold.SLACK;
         int steps = (compactAt + FarHold.BUCKETS + FarHold.SWEEP_STEP)
                 / (FarHold.SWEEP_STEP - FarHold.SWEEP_EVERY) + 1;
         int duringOne = steps * FarHold.SWEEP_EVERY;
-        assertTrue(most <= compactAt + duringOne, "held at most " + most);
-        for (WheelTimeout t : dropped) {
-            assertTrue(t.isCancelled(), "only the cancelled are dropped");
-        }
+        assertTrue(most[0] <= compactAt + duringOne, "held at most " + most[0]);
         h.compact(dropped::add);
         assertEquals(alive.size() + window.length, h.size());
-        h.release(1009 * B, given::add);
-        List<WheelTimeout> kept = new ArrayList<>(given);
-        kept.removeAll(List.of(window));
-        assertEquals(alive, kept, "the rest in the order held");
+        assertDroppedOnlyTheCancelledAndKeptTheOrder(h, alive, window);
     }
+
     /**
      * A compaction is spread over the adds that follow it: none of them
      * looks at more than {@code SWEEP_STEP} timeouts, however many the hold
@@ -234,13 +215,34 @@ class FarHoldTest {
     @Test
     void aCompactionIsSpreadOverTheAddsThatFollowIt() {
         FarHold h = new FarHold();
+        WheelTimeout[] window = new WheelTimeout[1000];
+        List<WheelTimeout> alive = stream(h, 100_000, 10, window, (i, drops) ->
+                assertTrue(drops <= FarHold.SWEEP_STEP, "add " + i + " dropped " + drops));
+        assertTrue(dropped.size() > 50_000, "compactions ran: " + dropped.size() + " dropped");
+        h.compact(dropped::add);
+        assertDroppedOnlyTheCancelledAndKeptTheOrder(h, alive, window);
+    }
+
+    /** What a stream's test sees after each add: its number, and what it dropped. */
+    private interface AfterAdd {
+        void check(int add, int drops);
+    }
+
+    /**
+     * Offers {@code adds} timeouts, all in one bucket (the case a
+     * compaction of whole buckets cannot split), to {@code h}, released up
+     * to now: every {@code aliveEvery}th stays alive, each other one is
+     * cancelled {@code window.length} adds later, and {@code window} ends
+     * with the last of those, not cancelled. Returns the alive ones, in
+     * order.
+     */
+    private List<WheelTimeout> stream(FarHold h, int adds, int aliveEvery, WheelTimeout[] window,
+                                      AfterAdd after) {
         h.release(NOW, given::add);
         List<WheelTimeout> alive = new ArrayList<>();
-        WheelTimeout[] window = new WheelTimeout[1000];
-        for (int i = 0; i < 100_000; i++) {
-            // One bucket: the case a compaction of whole buckets cannot split.
+        for (int i = 0; i < adds; i++) {
             WheelTimeout t = at(1010 * B + i);
-            if (i % 10 == 0) {
+            if (i % aliveEvery == 0) {
                 alive.add(t);
             } else {
                 WheelTimeout old = window[i % window.length];
@@ -251,14 +253,21 @@ class FarHoldTest {
             }
             int before = dropped.size();
             assertTrue(h.offer(t, NOW, dropped::add));
-            assertTrue(dropped.size() - before <= FarHold.SWEEP_STEP,
-                       "add " + i + " dropped " + (dropped.size() - before));
+            after.check(i, dropped.size() - before);
         }
-        assertTrue(dropped.size() > 50_000, "compactions ran: " + dropped.size() + " dropped");
+        return alive;
+    }
+
+    /**
+     * After a stream and a compaction: only the cancelled were dropped,
+     * and the bucket's release gives the alive ones in order, with what
+     * is left in the window.
+     */
+    private void assertDroppedOnlyTheCancelledAndKeptTheOrder(FarHold h, List<WheelTimeout> alive,
+                                                              WheelTimeout[] window) {
         for (WheelTimeout t : dropped) {
             assertTrue(t.isCancelled(), "only the cancelled are dropped");
         }
-        h.compact(dropped::add);
         h.release(1009 * B, given::add);
         List<WheelTimeout> kept = new ArrayList<>(given);
         kept.removeAll(Arrays.asList(window));
