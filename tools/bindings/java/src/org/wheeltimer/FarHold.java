@@ -292,35 +292,17 @@ final class FarHold {
 
     /**
      * Drops the cancelled timeouts at once, giving each to {@code
-     * dropped}; keeps the order of the rest. Ends a compaction under way.
+     * dropped}; keeps the order of the rest: a whole compaction, from the
+     * first slot, in place of one under way.
      */
     void compact(Consumer<WheelTimeout> dropped) {
         if (sweepBucket >= 0) {
             closeGap();
             sweepBucket = -1;
         }
-        int kept = 0;
-        for (int b = 0; b < BUCKETS; b++) {
-            WheelTimeout[] a = buckets[b];
-            int n = counts[b];
-            int m = 0;
-            for (int i = 0; i < n; i++) {
-                WheelTimeout t = a[i];
-                if (t.state() == WheelTimeout.ST_INIT) {
-                    a[m++] = t;
-                } else {
-                    dropped.accept(t);
-                }
-            }
-            if (n > 0) {
-                Arrays.fill(a, m, n, null);
-                counts[b] = m;
-                kept += m;
-            }
-        }
-        size = kept;
-        compactAt = 2 * kept + SLACK;
-        findFirstHeld();
+        do {
+            sweep(dropped);
+        } while (sweepBucket >= 0);
     }
 
     /** Gives every timeout held to {@code action}, cancelled or not. */
