@@ -38,10 +38,11 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  *
  * <h2>Size</h2>
  *
- * This class holds what every timeout needs: its deadline, state and
- * handle. A one-shot timeout without slack, what {@code newTimeout()}
- * makes, adds its timer and task: 40 bytes with compressed references
- * (Netty's {@code HashedWheelTimeout}: 56). Slack, a period and the counts
+ * This class holds what every timeout needs: its deadline and state (the
+ * engine's handle, once it has one, is in the worker's table). A one-shot
+ * timeout without slack, what {@code newTimeout()} makes, adds its lane
+ * and task: 32 bytes with compressed references (Netty's {@code
+ * HashedWheelTimeout}: 56). Slack, a period and the counts
  * of a periodic timeout live in a subclass that only such timeouts pay
  * for; a task of {@link WheelScheduledExecutor} is its own timeout, and
  * finds its timer through its executor.
@@ -93,8 +94,6 @@ public abstract sealed class WheelTimeout implements Timeout permits TaskTimeout
      */
     long deadline;
     private volatile int state;
-    /** The worker's: the library's handle, 0 until the engine has the timeout. */
-    long handle;
 
     WheelTimeout(long deadline) {
         this.deadline = deadline;

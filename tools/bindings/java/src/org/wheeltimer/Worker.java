@@ -38,7 +38,9 @@ import java.util.function.Consumer;
  * <p>A timeout the engine holds has a slot in {@link #bySlot}, given when
  * the worker takes it and kept in the timeout's state; its add carries the
  * slot as the cookie that each of its records brings back, and a record
- * must also match the timeout's whole handle. A slot is freed when the
+ * must also match the whole handle, which the slot keeps in {@link
+ * #handleBySlot} (not the timeout: 8 bytes less for each of the many that
+ * never reach the engine). A slot is freed when the
  * timeout's cancel is queued or its final record is read. No operation is
  * queued while a round's records are being run, so a slot is not reused
  * under a record not yet run.
@@ -88,6 +90,8 @@ final class Worker implements Runnable, HandOver.Round {
 
     /** The timeouts the engine holds, by their slot (0 is none). */
     private WheelTimeout[] bySlot = new WheelTimeout[1024];
+    /** The library's handle of the timeout in each slot, 0 until its add is applied. */
+    private long[] handleBySlot = new long[1024];
     /** Where the search for a free slot starts: after the last given. */
     private int nextSlot = 1;
     private int slotsUsed;
@@ -400,6 +404,7 @@ final class Worker implements Runnable, HandOver.Round {
                                                 + slotsUsed);
             }
             bySlot = Arrays.copyOf(bySlot, bySlot.length * 2);
+            handleBySlot = Arrays.copyOf(handleBySlot, bySlot.length);
         }
         WheelTimeout[] table = bySlot;
         int i = nextSlot;
@@ -416,7 +421,9 @@ final class Worker implements Runnable, HandOver.Round {
 
     /** Frees the slot of {@code t}, which the engine no longer holds. */
     private void release(WheelTimeout t) {
-        bySlot[t.slot()] = null;
+        int slot = t.slot();
+        bySlot[slot] = null;
+        handleBySlot[slot] = 0;
         slotsUsed--;
     }
 
@@ -458,19 +465,20 @@ final class Worker implements Runnable, HandOver.Round {
         if (slot == 0 || bySlot[slot] != t) {
             return;
         }
-        if (t.handle == 0) {
+        if (handleBySlot[slot] == 0) {
             // Its add is queued, not yet applied: apply it to learn its handle.
             flush();
             if (bySlot[slot] != t) {
                 return;
             }
         }
+        long handle = handleBySlot[slot];
         release(t);
         if (opWords + Native.OP_MAX_WORDS > ops.length || opCount == opsMax) {
             flush();
         }
         ops[opWords] = Native.OP_CANCEL;
-        ops[opWords + 1] = t.handle;
+        ops[opWords + 1] = handle;
         opWords += 2;
         opOwner[opCount++] = null;
     }
@@ -509,7 +517,7 @@ final class Worker implements Runnable, HandOver.Round {
             refuse(t, -err);
             return;
         }
-        t.handle = r;
+        handleBySlot[t.slot()] = r;
     }
 
     /**
@@ -629,7 +637,7 @@ final class Worker implements Runnable, HandOver.Round {
         long flagsRes = r[k + Native.REC_FLAGS_RES];
         int slot = (int) r[k + Native.REC_COOKIE];
         WheelTimeout t = slot > 0 && slot < bySlot.length ? bySlot[slot] : null;
-        if (t == null || t.handle != handle) {
+        if (t == null || handleBySlot[slot] != handle) {
             WheelTimer.LOG.log(Level.ERROR, "a wheeltimer record for no timeout (handle {0})",
                                Long.toUnsignedString(handle, 16));
             return;

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
  * Probe.java - what the tests wait for and measure: bounded waits, named
- * worker threads, a thread's context switches from /proc
+ * worker threads, a thread's context switches from /proc, the size of an
+ * object as the JVM lays it out
  */
 package org.wheeltimer.test;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -22,6 +25,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+
+import javax.management.JMException;
+import javax.management.MBeanServer;
+import javax.management.ObjectName;
+import javax.management.openmbean.CompositeData;
 
 /**
  * Waits are bounded by {@link #LIMIT_SECONDS}, far beyond what any of them
@@ -178,6 +186,39 @@ final class Probe {
     static char state(int tid) {
         String stat = read(Path.of("/proc/self/task/" + tid + "/stat"));
         return stat.charAt(stat.lastIndexOf(')') + 2);
+    }
+
+    /**
+     * The bytes an instance of {@code cls} takes, from the heap's class
+     * histogram (what {@code jcmd GC.class_histogram} prints): exact, as
+     * the JVM lays it out. Some must be alive. Skips the test unless
+     * references and class pointers are compressed, the layout that the
+     * sizes the binding states are for.
+     */
+    static long bytesPerInstance(Class<?> cls) {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        String histogram;
+        try {
+            ObjectName diagnostic = new ObjectName("com.sun.management:type=HotSpotDiagnostic");
+            for (String option : new String[] {"UseCompressedOops", "UseCompressedClassPointers"}) {
+                CompositeData d = (CompositeData) server.invoke(diagnostic, "getVMOption",
+                        new Object[] {option}, new String[] {String.class.getName()});
+                assumeTrue("true".equals(d.get("value")), option + " is off");
+            }
+            histogram = (String) server.invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                    "gcClassHistogram", new Object[] {new String[0]},
+                    new String[] {String[].class.getName()});
+        } catch (JMException e) {
+            throw new AssertionError("the class histogram", e);
+        }
+        for (String line : histogram.split("\n")) {
+            // "num: #instances #bytes class name"
+            String[] f = line.trim().split("\\s+");
+            if (f.length >= 4 && f[3].equals(cls.getName())) {
+                return Long.parseLong(f[2]) / Long.parseLong(f[1]);
+            }
+        }
+        throw new AssertionError("no " + cls.getName() + " alive in the class histogram");
     }
 
     private static String read(Path p) {

@@ -589,4 +589,21 @@ class WheelScheduledExecutorTest {
             assertTrue(f.isCancelled(), "cancelled by the policies: " + f);
         }
     }
+
+    /**
+     * A pending delayed task is one object of 48 bytes, as the binding's
+     * README states: the future that is its own timeout. The engine's
+     * handle is in the timer worker's table, not in the task (it was, and
+     * the task was 56 bytes).
+     */
+    @Test
+    void aPendingTaskIsFortyEightBytes() {
+        WheelScheduledExecutor e = track(new WheelScheduledExecutor(1));
+        List<ScheduledFuture<?>> pending = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            pending.add(e.schedule(() -> { }, 1, TimeUnit.HOURS));
+        }
+        assertEquals(48, Probe.bytesPerInstance(pending.get(0).getClass()));
+        pending.forEach(f -> f.cancel(false));
+    }
 }

@@ -1118,4 +1118,21 @@ class WheelTimerTest {
         assertEquals(0, timer.pendingTimeouts());
         System.out.println("# " + made.size() + " timeouts made before stop()");
     }
+
+    /**
+     * A pending timeout of newTimeout() is 32 bytes, as the binding's
+     * README states: its deadline, state (with the worker's slot), lane and
+     * task. The engine's handle is in the worker's table, not in the
+     * timeout (it was, and the timeout was 40 bytes).
+     */
+    @Test
+    void aPendingTimeoutIsThirtyTwoBytes() {
+        WheelTimer t = real(new Probe.Named());
+        List<Timeout> pending = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            pending.add(t.newTimeout(x -> { }, 1, TimeUnit.HOURS));
+        }
+        assertEquals(32, Probe.bytesPerInstance(pending.get(0).getClass()));
+        pending.forEach(Timeout::cancel);
+    }
 }
