@@ -833,8 +833,8 @@ public final class Bench {
     /**
      * Bytes per timeout object, WheelTimer's and Netty's, from the heap's
      * class histogram with 10 000 of each pending: exact, as the JVM lays
-     * them out. Needs jdk.management (the host's JDK; the VM's runtime
-     * leaves it out).
+     * them out. Needs jdk.management (the host's JDK and the VM's runtime
+     * have it; a runtime without it prints no size).
      */
     private record Sizes(long wheel, long netty) {
         static Sizes measure() {
