@@ -90,7 +90,11 @@ final class Worker implements Runnable, HandOver.Round {
 
     /** The timeouts the engine holds, by their slot (0 is none). */
     private WheelTimeout[] bySlot = new WheelTimeout[1024];
-    /** The library's handle of the timeout in each slot, 0 until its add is applied. */
+    /**
+     * The library's handle of the timeout in each slot: 0 from when the
+     * slot is given until its add is applied; what a freed slot keeps is
+     * never read, its bySlot entry being null.
+     */
     private long[] handleBySlot = new long[1024];
     /** Where the search for a free slot starts: after the last given. */
     private int nextSlot = 1;
@@ -346,6 +350,7 @@ final class Worker implements Runnable, HandOver.Round {
         if (t.take(slot)) {
             // From here cancel() pushes it again.
             bySlot[slot] = t;
+            handleBySlot[slot] = 0;
             nextSlot = slot + 1;
             slotsUsed++;
             queueAdd(t, slot);
@@ -421,9 +426,7 @@ final class Worker implements Runnable, HandOver.Round {
 
     /** Frees the slot of {@code t}, which the engine no longer holds. */
     private void release(WheelTimeout t) {
-        int slot = t.slot();
-        bySlot[slot] = null;
-        handleBySlot[slot] = 0;
+        bySlot[t.slot()] = null;
         slotsUsed--;
     }
 
