@@ -36,6 +36,7 @@ import java.util.stream.Stream;
 
 import org.wheeltimer.LockedContext;
 import org.wheeltimer.WheelTimer;
+import org.wheeltimer.measure.ClassHistogram;
 
 /**
  * {@code Bench [--quick]}: WheelTimer against HashedWheelTimer at a 100 ms
@@ -851,23 +852,13 @@ public final class Bench {
                     netty = h.newTimeout(NOP, 1, TimeUnit.HOURS);
                 }
                 // The classes newTimeout() makes (WheelTimeout is abstract).
-                String histogram = Histogram.read();
-                return new Sizes(bytesPerInstance(histogram, wheel.getClass().getName()),
-                                 bytesPerInstance(histogram, netty.getClass().getName()));
+                String histogram = ClassHistogram.read();
+                return new Sizes(ClassHistogram.bytesPerInstance(histogram, wheel.getClass().getName()),
+                                 ClassHistogram.bytesPerInstance(histogram, netty.getClass().getName()));
             } finally {
                 w.stop();
                 h.stop();
             }
-        }
-
-        private static long bytesPerInstance(String histogram, String cls) {
-            for (String line : histogram.split("\n")) {
-                String[] f = line.trim().split("\\s+");
-                if (f.length >= 4 && f[3].equals(cls)) {
-                    return Long.parseLong(f[2]) / Long.parseLong(f[1]);
-                }
-            }
-            throw new IllegalStateException("no " + cls + " in the class histogram");
         }
     }
 }

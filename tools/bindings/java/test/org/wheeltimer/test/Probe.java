@@ -31,6 +31,8 @@ import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 
+import org.wheeltimer.measure.ClassHistogram;
+
 /**
  * Waits are bounded by {@link #LIMIT_SECONDS}, far beyond what any of them
  * needs even under emulation: a wait that runs out is a lost wake-up or a
@@ -190,35 +192,24 @@ final class Probe {
 
     /**
      * The bytes an instance of {@code cls} takes, from the heap's class
-     * histogram (what {@code jcmd GC.class_histogram} prints): exact, as
-     * the JVM lays it out. Some must be alive. Skips the test unless
+     * histogram ({@link ClassHistogram}): exact, as the JVM lays it out.
+     * Some must be alive. Skips the test unless
      * references and class pointers are compressed, the layout that the
      * sizes the binding states are for.
      */
     static long bytesPerInstance(Class<?> cls) {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        String histogram;
         try {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             ObjectName diagnostic = new ObjectName("com.sun.management:type=HotSpotDiagnostic");
             for (String option : new String[] {"UseCompressedOops", "UseCompressedClassPointers"}) {
                 CompositeData d = (CompositeData) server.invoke(diagnostic, "getVMOption",
                         new Object[] {option}, new String[] {String.class.getName()});
                 assumeTrue("true".equals(d.get("value")), option + " is off");
             }
-            histogram = (String) server.invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"),
-                    "gcClassHistogram", new Object[] {new String[0]},
-                    new String[] {String[].class.getName()});
         } catch (JMException e) {
-            throw new AssertionError("the class histogram", e);
+            throw new AssertionError("the JVM's options", e);
         }
-        for (String line : histogram.split("\n")) {
-            // "num: #instances #bytes class name"
-            String[] f = line.trim().split("\\s+");
-            if (f.length >= 4 && f[3].equals(cls.getName())) {
-                return Long.parseLong(f[2]) / Long.parseLong(f[1]);
-            }
-        }
-        throw new AssertionError("no " + cls.getName() + " alive in the class histogram");
+        return ClassHistogram.bytesPerInstance(ClassHistogram.read(), cls.getName());
     }
 
     private static String read(Path p) {
