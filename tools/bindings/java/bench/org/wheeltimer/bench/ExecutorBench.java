@@ -66,15 +66,19 @@ import org.wheeltimer.WheelTimer;
  *     leave it behind). The same on a WheelTimer alone
  *     (newTimeout + cancel): the floor under the executor, what the timer
  *     itself costs.
- * <li>schedule + cancel in a steady stream: one caller, 100 K and 1 M
- *     pending, 2 s of the stream before 5 s measured (1 s and 1 s with
- *     --quick), once per executor: the process's CPU ns per operation.
- *     The rows above measure 1 M operations just after a full collection,
- *     before ScheduledThreadPoolExecutor pays the collector for the
- *     cancelled tasks it keeps (each of those rows' operations leaves one
- *     in its queue for 30 s); here that is paid as it comes. (Its default
- *     policy keeps about 7 M at 1 M pending by the end: 15 s of the stream
- *     ran it out of a 2 GB heap.)
+ * <li>schedule + cancel in a steady stream: 1 and 4 callers, 100 K and
+ *     1 M pending, 2 s of the stream before 5 s measured (1 s and 1 s
+ *     with --quick), once per executor: the process's CPU ns per
+ *     operation. The rows above measure 1 M operations just after a full
+ *     collection, before ScheduledThreadPoolExecutor pays the collector
+ *     for the cancelled tasks it keeps (each of those rows' operations
+ *     leaves one in its queue for 30 s), and whether a window holds a
+ *     young collection of either executor depends on the sizes the
+ *     collector chose after the window before; here that is paid as it
+ *     comes. What neither measures: the heap's pool thread taking each
+ *     cancelled task off its queue when it falls due, 30 s later. (Its
+ *     default policy keeps about 7 M at 1 M pending by the end: 15 s of
+ *     the stream ran it out of a 2 GB heap.)
  * <li>expiry: N tasks with one deadline; ns per task from the first run to
  *     the last. A full collection before it and before the lateness below,
  *     as before schedule + cancel: a young pause over the garbage of the
@@ -281,11 +285,14 @@ public final class ExecutorBench {
             file(late[n], r, timerLateness(latenessTasks));
         }
         int[] steadyPendings = Arrays.stream(pendings).filter(p -> p >= 100_000).toArray();
-        double[][] steady = new double[steadyPendings.length][n];
+        double[][][] steady = new double[steadyPendings.length][threads.length][n];
         for (int p = 0; p < steadyPendings.length; p++) {
-            for (int i = 0; i < n; i++) {
-                int pending = steadyPendings[p];
-                steady[p][i] = with(configs.get(i), e -> steady(of(e), pending));
+            for (int t = 0; t < threads.length; t++) {
+                for (int i = 0; i < n; i++) {
+                    int pending = steadyPendings[p];
+                    int th = threads[t];
+                    steady[p][t][i] = with(configs.get(i), e -> steady(of(e), pending, th));
+                }
             }
         }
         double[] retained = new double[n];
@@ -349,9 +356,12 @@ public final class ExecutorBench {
             }
         }
         for (int p = 0; p < steadyPendings.length; p++) {
-            row(String.format(Locale.ROOT, "schedule + cancel, steady stream (%d s, then %d s measured), %s"
-                              + " pending, 1 thread, CPU ns", steadyWarmSeconds, steadySeconds,
-                              count(steadyPendings[p])), steady[p], "%.0f");
+            for (int t = 0; t < threads.length; t++) {
+                row(String.format(Locale.ROOT, "schedule + cancel, steady stream (%d s, then %d s measured),"
+                                  + " %s pending, %d thread%s, CPU ns", steadyWarmSeconds, steadySeconds,
+                                  count(steadyPendings[p]), threads[t], threads[t] > 1 ? "s" : ""),
+                    steady[p][t], "%.0f");
+            }
         }
         double[] v = new double[n];
         for (int i = 0; i < n; i++) {
@@ -611,23 +621,65 @@ public final class ExecutorBench {
     }
 
     /**
-     * The process's CPU ns per cancel + schedule from one caller with
-     * {@code pending} in flight, measured for {@link #steadySeconds} after
-     * {@link #steadyWarmSeconds} of the same stream.
+     * The process's CPU ns per cancel + schedule from {@code threads}
+     * callers with {@code pending} in flight between them, each cancelling
+     * a random one of its own: measured for {@link #steadySeconds} after
+     * {@link #steadyWarmSeconds} of the same stream, from the time the
+     * warm-up ends for all of them, each counting the operations of the
+     * batches it starts after that time.
      */
-    private double steady(Churner e, int pending) {
-        Object[] window = new Object[pending];
-        for (int i = 0; i < pending; i++) {
-            window[i] = e.add();
+    private double steady(Churner e, int pending, int threads) throws InterruptedException {
+        int per = pending / threads;
+        CountDownLatch filled = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        CountDownLatch measured = new CountDownLatch(threads);
+        CountDownLatch release = new CountDownLatch(1);
+        long[] ops = new long[threads];
+        long[] ends = new long[2];
+        List<Thread> callers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int k = t;
+            callers.add(new Thread(() -> {
+                Object[] window = new Object[per];
+                for (int i = 0; i < per; i++) {
+                    window[i] = e.add();
+                }
+                filled.countDown();
+                try {
+                    go.await();
+                } catch (InterruptedException x) {
+                    return;
+                }
+                stream(e, window, ends[0]);
+                ops[k] = stream(e, window, ends[1]);
+                measured.countDown();
+                // The window's own cancels are not measured.
+                try {
+                    release.await();
+                } catch (InterruptedException x) {
+                    return;
+                }
+                for (Object f : window) {
+                    e.cancel(f);
+                }
+            }, ThreadCpu.CALLER_PREFIX + t));
         }
-        stream(e, window, System.nanoTime() + TimeUnit.SECONDS.toNanos(steadyWarmSeconds));
+        callers.forEach(Thread::start);
+        filled.await();
+        long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(steadyWarmSeconds);
+        ends[0] = warmEnd;
+        ends[1] = warmEnd + TimeUnit.SECONDS.toNanos(steadySeconds);
+        // The latch publishes the ends.
+        go.countDown();
+        TimeUnit.NANOSECONDS.sleep(Math.max(0, warmEnd - System.nanoTime()));
         long cpuStart = processCpuNanos();
-        long ops = stream(e, window, System.nanoTime() + TimeUnit.SECONDS.toNanos(steadySeconds));
-        double cpu = (processCpuNanos() - cpuStart) / (double) ops;
-        for (Object f : window) {
-            e.cancel(f);
+        measured.await();
+        double cpu = processCpuNanos() - cpuStart;
+        release.countDown();
+        for (Thread t : callers) {
+            t.join();
         }
-        return cpu;
+        return cpu / Arrays.stream(ops).sum();
     }
 
     /** {@link #replace} in thousands until {@code end}; returns how many operations. */
