@@ -56,15 +56,30 @@ final class FarHold {
     /** A bucket's array larger than this is let go once released. */
     private static final int KEPT_CAPACITY = 4096;
 
-    private final WheelTimeout[][] buckets = new WheelTimeout[BUCKETS][];
-    private final int[] counts = new int[BUCKETS];
     /**
-     * The bucket each slot holds, while its count is not 0: a stripe's
-     * callers may hold a bucket a whole turn after one that the worker has
-     * yet to release, in the same slot, when the worker slept through many
-     * buckets; such an add is not held.
+     * A slot of the hold: one bucket's timeouts at a time. One object a
+     * slot, not parallel arrays, so that an add checks one index.
      */
-    private final long[] bucketAt = new long[BUCKETS];
+    private static final class Slot {
+        /** What it holds, from 0 to count; null until its first add, or once let go. */
+        WheelTimeout[] timeouts;
+        int count;
+        /**
+         * The bucket it holds, while count is not 0: a stripe's callers
+         * may hold a bucket a whole turn after one that the worker has
+         * yet to release, in the same slot, when the worker slept through
+         * many buckets; such an add is not held.
+         */
+        long bucket;
+    }
+
+    private final Slot[] slots = new Slot[BUCKETS];
+
+    FarHold() {
+        for (int b = 0; b < BUCKETS; b++) {
+            slots[b] = new Slot();
+        }
+    }
     /** The last bucket released (all before it too); Long.MIN_VALUE before the first release. */
     private long released = Long.MIN_VALUE;
     /** What the buckets hold, cancelled or not. */
@@ -110,7 +125,8 @@ final class FarHold {
         long from = Math.max(released + 1, upTo - BUCKETS + 1);
         for (long k = from; k <= upTo; k++) {
             int b = (int) (k & (BUCKETS - 1));
-            if (counts[b] != 0 && bucketAt[b] <= upTo) {
+            Slot s = slots[b];
+            if (s.count != 0 && s.bucket <= upTo) {
                 empty(b, give);
             }
         }
@@ -130,9 +146,9 @@ final class FarHold {
     private void findFirstHeld() {
         long first = Long.MAX_VALUE;
         if (size != 0) {
-            for (int b = 0; b < BUCKETS; b++) {
-                if (counts[b] != 0 && bucketAt[b] < first) {
-                    first = bucketAt[b];
+            for (Slot s : slots) {
+                if (s.count != 0 && s.bucket < first) {
+                    first = s.bucket;
                 }
             }
         }
@@ -148,11 +164,12 @@ final class FarHold {
         if (b == sweepBucket) {
             closeGap();
         }
-        int n = counts[b];
+        Slot s = slots[b];
+        int n = s.count;
         if (n == 0) {
             return;
         }
-        WheelTimeout[] a = buckets[b];
+        WheelTimeout[] a = s.timeouts;
         int i = 0;
         try {
             for (; i < n; i++) {
@@ -163,10 +180,10 @@ final class FarHold {
             int rest = n - i;
             System.arraycopy(a, i, a, 0, rest);
             Arrays.fill(a, rest, n, null);
-            counts[b] = rest;
+            s.count = rest;
             size -= i;
             if (rest == 0 && a.length > KEPT_CAPACITY) {
-                buckets[b] = null;
+                s.timeouts = null;
             }
             if (b == sweepBucket) {
                 // What stays is kept as it is: the compaction goes on after it.
@@ -191,21 +208,21 @@ final class FarHold {
         if (size >= compactAt) {
             sweep(dropped);
         }
-        int b = (int) (k & (BUCKETS - 1));
-        WheelTimeout[] a = buckets[b];
-        int n = counts[b];
+        Slot s = slots[(int) (k & (BUCKETS - 1))];
+        int n = s.count;
         if (n == 0) {
-            bucketAt[b] = k;
-        } else if (bucketAt[b] != k) {
+            s.bucket = k;
+        } else if (s.bucket != k) {
             return false;
         }
+        WheelTimeout[] a = s.timeouts;
         if (a == null) {
-            a = buckets[b] = new WheelTimeout[FIRST_CAPACITY];
+            a = s.timeouts = new WheelTimeout[FIRST_CAPACITY];
         } else if (n == a.length) {
-            a = buckets[b] = Arrays.copyOf(a, n * 2);
+            a = s.timeouts = Arrays.copyOf(a, n * 2);
         }
         a[n] = t;
-        counts[b] = n + 1;
+        s.count = n + 1;
         size++;
         if (k < firstHeld) {
             firstHeld = k;
@@ -230,8 +247,9 @@ final class FarHold {
             w = 0;
         }
         for (int looks = SWEEP_STEP; looks > 0; ) {
-            WheelTimeout[] a = buckets[b];
-            int n = counts[b];
+            Slot s = slots[b];
+            WheelTimeout[] a = s.timeouts;
+            int n = s.count;
             int end = Math.min(n, r + looks);
             looks -= Math.max(0, end - r);
             for (; r < end; r++) {
@@ -252,8 +270,8 @@ final class FarHold {
             // The slot looked at whole: the gap at its end goes.
             if (n != w) {
                 Arrays.fill(a, w, n, null);
-                counts[b] = w;
-                if (w == 0 && bucketAt[b] == firstHeld) {
+                s.count = w;
+                if (w == 0 && s.bucket == firstHeld) {
                     findFirstHeld();
                 }
             }
@@ -277,16 +295,16 @@ final class FarHold {
      * rest it looks at later, from where the gap began.
      */
     private void closeGap() {
-        int b = sweepBucket;
         int gap = sweepRead - sweepWrite;
         if (gap == 0) {
             return;
         }
-        WheelTimeout[] a = buckets[b];
-        int n = counts[b];
+        Slot s = slots[sweepBucket];
+        WheelTimeout[] a = s.timeouts;
+        int n = s.count;
         System.arraycopy(a, sweepRead, a, sweepWrite, n - sweepRead);
         Arrays.fill(a, n - gap, n, null);
-        counts[b] = n - gap;
+        s.count = n - gap;
         sweepRead = sweepWrite;
     }
 
@@ -310,18 +328,19 @@ final class FarHold {
         if (sweepBucket >= 0) {
             closeGap();
         }
-        for (int b = 0; b < BUCKETS; b++) {
-            WheelTimeout[] a = buckets[b];
-            for (int i = 0; i < counts[b]; i++) {
-                action.accept(a[i]);
+        for (Slot s : slots) {
+            for (int i = 0; i < s.count; i++) {
+                action.accept(s.timeouts[i]);
             }
         }
     }
 
     /** Lets everything go, for the worker's end. */
     void clear() {
-        Arrays.fill(buckets, null);
-        Arrays.fill(counts, 0);
+        for (Slot s : slots) {
+            s.timeouts = null;
+            s.count = 0;
+        }
         size = 0;
         firstHeld = Long.MAX_VALUE;
         sweepBucket = -1;
