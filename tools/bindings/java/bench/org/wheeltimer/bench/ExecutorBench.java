@@ -561,36 +561,12 @@ public final class ExecutorBench {
      */
     private static double churn(Churner e, int pending, int threads, int ops, double[] cpu)
             throws InterruptedException {
-        int per = pending / threads;
         int opsPer = ops / threads;
-        CountDownLatch filled = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        CountDownLatch measured = new CountDownLatch(threads);
-        CountDownLatch release = new CountDownLatch(1);
-        List<Thread> callers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            callers.add(new Thread(() -> {
-                Object[] window = new Object[per];
-                for (int i = 0; i < per; i++) {
-                    window[i] = e.add();
-                }
-                filled.countDown();
-                try {
-                    go.await();
-                    replace(e, window, opsPer);
-                    measured.countDown();
-                    // The window's own cancels are not measured.
-                    release.await();
-                } catch (InterruptedException x) {
-                    return;
-                }
-                for (Object f : window) {
-                    e.cancel(f);
-                }
-            }, ThreadCpu.CALLER_PREFIX + t));
-        }
-        callers.forEach(Thread::start);
-        filled.await();
+        Callers callers = new Callers(e, pending / threads, threads, window -> {
+            replace(e, window, opsPer);
+            return opsPer;
+        });
+        callers.awaitFilled();
         // Neither the garbage of the measurement before (another executor's
         // cancelled tasks) nor the copying of this one's window out of the
         // young generation falls in this measurement: the pending tasks
@@ -603,8 +579,8 @@ public final class ExecutorBench {
         Map<Integer, long[]> threadsBefore = ThreadCpu.snapshot();
         long cpuStart = processCpuNanos();
         long start = System.nanoTime();
-        go.countDown();
-        measured.await();
+        callers.go();
+        callers.awaitMeasured();
         long wall = System.nanoTime() - start;
         Thread.sleep(SETTLE_MILLIS);
         double n = (long) opsPer * threads;
@@ -613,10 +589,7 @@ public final class ExecutorBench {
         for (int k = 0; k < byKind.length && 1 + k < cpu.length; k++) {
             cpu[1 + k] = byKind[k] / n;
         }
-        release.countDown();
-        for (Thread t : callers) {
-            t.join();
-        }
+        callers.finish();
         return wall / n;
     }
 
@@ -629,57 +602,87 @@ public final class ExecutorBench {
      * batches it starts after that time.
      */
     private double steady(Churner e, int pending, int threads) throws InterruptedException {
-        int per = pending / threads;
-        CountDownLatch filled = new CountDownLatch(threads);
-        CountDownLatch go = new CountDownLatch(1);
-        CountDownLatch measured = new CountDownLatch(threads);
-        CountDownLatch release = new CountDownLatch(1);
-        long[] ops = new long[threads];
         long[] ends = new long[2];
-        List<Thread> callers = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            int k = t;
-            callers.add(new Thread(() -> {
-                Object[] window = new Object[per];
-                for (int i = 0; i < per; i++) {
-                    window[i] = e.add();
-                }
-                filled.countDown();
-                try {
-                    go.await();
-                } catch (InterruptedException x) {
-                    return;
-                }
-                stream(e, window, ends[0]);
-                ops[k] = stream(e, window, ends[1]);
-                measured.countDown();
-                // The window's own cancels are not measured.
-                try {
-                    release.await();
-                } catch (InterruptedException x) {
-                    return;
-                }
-                for (Object f : window) {
-                    e.cancel(f);
-                }
-            }, ThreadCpu.CALLER_PREFIX + t));
-        }
-        callers.forEach(Thread::start);
-        filled.await();
+        Callers callers = new Callers(e, pending / threads, threads, window -> {
+            stream(e, window, ends[0]);
+            return stream(e, window, ends[1]);
+        });
+        callers.awaitFilled();
         long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(steadyWarmSeconds);
         ends[0] = warmEnd;
         ends[1] = warmEnd + TimeUnit.SECONDS.toNanos(steadySeconds);
-        // The latch publishes the ends.
-        go.countDown();
+        // go() publishes the ends.
+        callers.go();
         TimeUnit.NANOSECONDS.sleep(Math.max(0, warmEnd - System.nanoTime()));
         long cpuStart = processCpuNanos();
-        measured.await();
+        callers.awaitMeasured();
         double cpu = processCpuNanos() - cpuStart;
-        release.countDown();
-        for (Thread t : callers) {
-            t.join();
+        return cpu / callers.finish();
+    }
+
+    /**
+     * The callers of a schedule + cancel measurement, one thread each: each
+     * fills a window of its own with {@code per} tasks, waits for
+     * {@link #go}, runs its part (which returns its operations), and once
+     * {@link #finish} releases it cancels its window, after the
+     * measurement.
+     */
+    private static final class Callers {
+        private final CountDownLatch filled;
+        private final CountDownLatch go = new CountDownLatch(1);
+        private final CountDownLatch measured;
+        private final CountDownLatch release = new CountDownLatch(1);
+        private final long[] ops;
+        private final List<Thread> threads = new ArrayList<>();
+
+        Callers(Churner e, int per, int count, ToLongFunction<Object[]> part) {
+            filled = new CountDownLatch(count);
+            measured = new CountDownLatch(count);
+            ops = new long[count];
+            for (int t = 0; t < count; t++) {
+                int k = t;
+                threads.add(new Thread(() -> {
+                    Object[] window = new Object[per];
+                    for (int i = 0; i < per; i++) {
+                        window[i] = e.add();
+                    }
+                    filled.countDown();
+                    try {
+                        go.await();
+                        ops[k] = part.applyAsLong(window);
+                        measured.countDown();
+                        release.await();
+                    } catch (InterruptedException x) {
+                        return;
+                    }
+                    for (Object f : window) {
+                        e.cancel(f);
+                    }
+                }, ThreadCpu.CALLER_PREFIX + t));
+            }
+            threads.forEach(Thread::start);
         }
-        return cpu / Arrays.stream(ops).sum();
+
+        void awaitFilled() throws InterruptedException {
+            filled.await();
+        }
+
+        void go() {
+            go.countDown();
+        }
+
+        void awaitMeasured() throws InterruptedException {
+            measured.await();
+        }
+
+        /** Lets the callers cancel their windows and end; returns their operations. */
+        long finish() throws InterruptedException {
+            release.countDown();
+            for (Thread t : threads) {
+                t.join();
+            }
+            return Arrays.stream(ops).sum();
+        }
     }
 
     /** {@link #replace} in thousands until {@code end}; returns how many operations. */
