@@ -75,11 +75,6 @@ final class FarHold {
 
     private final Slot[] slots = new Slot[BUCKETS];
 
-    FarHold() {
-        for (int b = 0; b < BUCKETS; b++) {
-            slots[b] = new Slot();
-        }
-    }
     /** The last bucket released (all before it too); Long.MIN_VALUE before the first release. */
     private long released = Long.MIN_VALUE;
     /** What the buckets hold, cancelled or not. */
@@ -98,6 +93,12 @@ final class FarHold {
     private int sweepBucket = -1;
     private int sweepRead;
     private int sweepWrite;
+
+    FarHold() {
+        for (int b = 0; b < BUCKETS; b++) {
+            slots[b] = new Slot();
+        }
+    }
 
     /** The bucket of a time in ns. */
     static long bucketOf(long nanos) {
