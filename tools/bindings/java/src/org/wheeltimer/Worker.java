@@ -644,10 +644,7 @@ final class Worker implements Runnable, HandOver.Round {
         int from = dueNext;
         // At most the array's length: the loop below need not test it for null.
         int count = Math.min(dueCount, d.length);
-        int end = from;
-        while (end < count && d[end].deadline < before) {
-            end++;
-        }
+        int end = dueEnd(d, from, count, before);
         // Counted as fired and run when taken to run, as the engine counts
         // a round's records when it reaps them; one cancelled meanwhile is
         // counted back.
@@ -679,6 +676,33 @@ final class Worker implements Runnable, HandOver.Round {
             }
         }
         return end - from;
+    }
+
+    /**
+     * The first index from {@code from} to {@code count} of {@code d}, in
+     * deadline order there, whose deadline is not before {@code before};
+     * {@code count} if none: a look at each end, then a binary search,
+     * so that a burst costs no pass of its own.
+     */
+    private static int dueEnd(WheelTimeout[] d, int from, int count, long before) {
+        if (from == count || d[from].deadline >= before) {
+            return from;
+        }
+        if (d[count - 1].deadline < before) {
+            return count;
+        }
+        int lo = from + 1;
+        int hi = count - 1;
+        // d[hi] is not before it; find the first such from lo.
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (d[mid].deadline < before) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
     }
 
     /** Gives {@code action} each add taken due that has yet to run, skipping the slots runDue() emptied. */
