@@ -103,14 +103,10 @@ final class Worker implements Runnable, HandOver.Round {
     private boolean inRound;
 
     /**
-     * The adds due by the next tick when drained (not taken), in deadline
-     * order once the drain is over; run from {@link #dueNext}, those due
-     * by {@link #runBy} in the round that drained them, the others (due
-     * within the tick begun) in the first round that begins after that
-     * tick ends ({@link #dueWaitEnded}), as the engine would run them,
-     * fired at the tick's end. While runDue() runs them, the slots before
-     * the one whose task runs are empty, dueNext not yet past them: a
-     * reader skips empty slots.
+     * The adds due when drained (not taken), in deadline order once the drain
+     * is over; run from {@link #dueNext}. While runDue() runs them, the
+     * slots before the one whose task runs are empty, dueNext not yet
+     * past them: a reader skips empty slots.
      */
     private WheelTimeout[] due = new WheelTimeout[DUE_KEPT];
     private int dueCount;
@@ -119,8 +115,6 @@ final class Worker implements Runnable, HandOver.Round {
     private boolean dueUnsorted;
     /** While a round's drain runs: the last tick begun, by which an add is due; else Long.MIN_VALUE. */
     private long dueBy = Long.MIN_VALUE;
-    /** The last tick begun when the last round began: the adds in due[] due by then may run. */
-    private long runBy = Long.MIN_VALUE;
     private static final int DUE_KEPT = 64;
     private static final Comparator<WheelTimeout> BY_DEADLINE =
             Comparator.comparingLong(WheelTimeout::deadlineNanos);
@@ -210,10 +204,8 @@ final class Worker implements Runnable, HandOver.Round {
      * after this round.
      */
     private boolean round(boolean busy) {
-        if (!dueWaitEnded()) {
-            handOver.beginRound();
-            busy |= handOver(true) > 0;
-        }
+        handOver.beginRound();
+        busy |= handOver(true) > 0;
         runCommands();
         // Wait in the library: it returns what is ready, else sleeps
         // until something is due or a caller ends the wait with
@@ -231,14 +223,13 @@ final class Worker implements Runnable, HandOver.Round {
         // the next one's release.
         boolean lingering = busy || handOver.holding();
         long timeout = lingering ? HandOver.LINGER_NANOS : -1;
-        long release = Math.min(Math.min(farHold.nextRelease(), handOver.nextFarRelease()),
-                                nextDueTick());
+        long release = Math.min(farHold.nextRelease(), handOver.nextFarRelease());
         long now = lingering || release != Long.MAX_VALUE ? timer.nanoTime() : 0;
         if (release != Long.MAX_VALUE) {
             long in = Math.max(0, release - now);
             timeout = timeout < 0 ? in : Math.min(timeout, in);
         }
-        if (dueReady()) {
+        if (dueCount > 0) {
             // Tasks to run now: only reap what the engine has ready.
             timeout = 0;
         } else {
@@ -261,48 +252,10 @@ final class Worker implements Runnable, HandOver.Round {
         if (n < 0) {
             throw Native.error("wheeltimer_wait", n);
         }
-        if (n > 0 || dueReady()) {
+        if (n > 0 || dueCount > 0) {
             runRound(n);
         }
         return busy;
-    }
-
-    /**
-     * Whether the tick that the first add taken due waits for has ended:
-     * if so, the round runs the adds due by now and takes nothing new, so
-     * that they run before the adds the round that took them held back
-     * are handed to the engine, as they would have run, fired by the
-     * engine, in that round (a task among them that cancels one of those
-     * spares the engine its add).
-     */
-    private boolean dueWaitEnded() {
-        if (dueNext == dueCount || due[dueNext].deadline <= runBy) {
-            return false;
-        }
-        long now = timer.nanoTime();
-        long tick = now - Math.floorMod(now, resolution);
-        if (due[dueNext].deadline > tick) {
-            return false;
-        }
-        runBy = tick;
-        return true;
-    }
-
-    /** Whether an add taken due may run in this round. */
-    private boolean dueReady() {
-        return dueNext < dueCount && due[dueNext].deadline <= runBy;
-    }
-
-    /**
-     * When the first add taken due within a tick, which waits for its end,
-     * may run: that tick's end; Long.MAX_VALUE if none waits.
-     */
-    private long nextDueTick() {
-        if (dueNext == dueCount) {
-            return Long.MAX_VALUE;
-        }
-        long d = due[dueNext].deadline;
-        return d + Math.floorMod(-d, resolution);
     }
 
     private void runCommands() {
@@ -329,7 +282,6 @@ final class Worker implements Runnable, HandOver.Round {
                 if (hold) {
                     horizon = now + HOLD_NANOS;
                     dueBy = now - Math.floorMod(now, resolution);
-                    runBy = dueBy;
                 }
                 if (farHold.size() + handOver.farSize(true) > 2 * handOver.pending()) {
                     // Most of it was cancelled meanwhile: let it go now.
@@ -376,13 +328,11 @@ final class Worker implements Runnable, HandOver.Round {
             // push: the last round's, if that round held it back.
             t.resolve(held ? handOver.heldAt : timer.nanoTime());
         }
-        if (dueBy != Long.MIN_VALUE && t.deadline - dueBy <= resolution
-                && !(t instanceof SlackOrPeriodicTimeout p && p.period != 0)) {
+        if (t.deadline <= dueBy && !(t instanceof SlackOrPeriodicTimeout p && p.period != 0)) {
             // Not taken: a cancel() meanwhile needs no push, and runDue()'s
-            // expiry finds it cancelled. One due within the tick begun
-            // waits for its end, when the engine would have fired it.
+            // expiry finds it cancelled.
             if (dueCount == due.length) {
-                growDue();
+                due = Arrays.copyOf(due, dueCount * 2);
             }
             if (dueCount > dueNext && t.deadline < due[dueCount - 1].deadline) {
                 dueUnsorted = true;
@@ -405,21 +355,6 @@ final class Worker implements Runnable, HandOver.Round {
             slotsUsed++;
             queueAdd(t, slot);
         }
-    }
-
-    /** Makes room at the end of due[]: moves what is left to its start, or doubles it. */
-    private void growDue() {
-        int left = dueCount - dueNext;
-        if (left <= due.length / 2) {
-            System.arraycopy(due, dueNext, due, 0, left);
-            Arrays.fill(due, left, dueCount, null);
-        } else {
-            WheelTimeout[] a = new WheelTimeout[due.length * 2];
-            System.arraycopy(due, dueNext, a, 0, left);
-            due = a;
-        }
-        dueNext = 0;
-        dueCount = left;
     }
 
     /**
@@ -603,7 +538,8 @@ final class Worker implements Runnable, HandOver.Round {
                 endChunk();
                 n = Native.nextChunk(ctx, records);
             }
-            total += runDue(runBy + 1);
+            total += dueCount - dueNext;
+            runDue(Long.MAX_VALUE);
         } finally {
             inRound = false;
             endChunk();
@@ -635,16 +571,21 @@ final class Worker implements Runnable, HandOver.Round {
 
     /**
      * Runs the adds taken due whose deadline is before {@code before}, in
-     * order, and returns how many it took to run; once all have run,
-     * empties the array (a burst's large one is let go). The array does
-     * not change meanwhile: adds are taken due only between rounds.
+     * order; once all have run, empties the array (a burst's large one is
+     * let go). The array does not change meanwhile: adds are taken due
+     * only between rounds.
      */
-    private int runDue(long before) {
+    private void runDue(long before) {
         WheelTimeout[] d = due;
         int from = dueNext;
         // At most the array's length: the loop below need not test it for null.
-        int count = Math.min(dueCount, d.length);
-        int end = dueEnd(d, from, count, before);
+        int end = Math.min(dueCount, d.length);
+        if (before != Long.MAX_VALUE) {
+            end = from;
+            while (end < dueCount && d[end].deadline < before) {
+                end++;
+            }
+        }
         // Counted as fired and run when taken to run, as the engine counts
         // a round's records when it reaps them; one cancelled meanwhile is
         // counted back.
@@ -675,34 +616,6 @@ final class Worker implements Runnable, HandOver.Round {
                 due = new WheelTimeout[DUE_KEPT];
             }
         }
-        return end - from;
-    }
-
-    /**
-     * The first index from {@code from} to {@code count} of {@code d}, in
-     * deadline order there, whose deadline is not before {@code before};
-     * {@code count} if none: a look at each end, then a binary search,
-     * so that a burst costs no pass of its own.
-     */
-    private static int dueEnd(WheelTimeout[] d, int from, int count, long before) {
-        if (from == count || d[from].deadline >= before) {
-            return from;
-        }
-        if (d[count - 1].deadline < before) {
-            return count;
-        }
-        int lo = from + 1;
-        int hi = count - 1;
-        // d[hi] is not before it; find the first such from lo.
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (d[mid].deadline < before) {
-                lo = mid + 1;
-            } else {
-                hi = mid;
-            }
-        }
-        return lo;
     }
 
     /** Gives {@code action} each add taken due that has yet to run, skipping the slots runDue() emptied. */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1 OR MIT
 /*
- * WorkerTest.java - the timer's worker and the adds it takes due: what it
- * says is pending while it runs them, and those due within a tick
+ * WorkerTest.java - the timer's worker seen from inside a task: what it
+ * says is pending while it runs the adds it took due
  */
 package org.wheeltimer;
 
@@ -72,52 +72,5 @@ class WorkerTest {
         assertEquals(n - 1, seen.get(0).size(), "each once, and nothing else");
         assertEquals(firedBefore + n + 1, timer.stats().fired(),
                      "each counted fired once, and the task that held the worker");
-    }
-
-    /**
-     * Timeouts due within the tick begun when the worker takes them (a
-     * burst of delay 0, taken at once) wait for that tick's end, as the
-     * engine would have them wait, without reaching the engine: none is
-     * submitted to it, each runs once, in the order made, none early.
-     */
-    @Test
-    void addsDueWithinTheTickBegunNeverReachTheEngine() throws Exception {
-        // A tick of a second: the burst and its drain fall in one.
-        timer = new WheelTimer(r -> new Thread(r, "worker-test"), 1, TimeUnit.SECONDS);
-        WheelTimerStats before = timer.stats();
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch gate = new CountDownLatch(1);
-        timer.newTimeout(x -> {
-            held.countDown();
-            gate.await();
-        }, 0, TimeUnit.MILLISECONDS);
-        assertTrue(held.await(60, TimeUnit.SECONDS), "the worker is held");
-        int n = 1000;
-        List<Integer> order = new ArrayList<>();
-        int[] early = new int[1];
-        CountDownLatch ran = new CountDownLatch(n);
-        for (int i = 0; i < n; i++) {
-            int k = i;
-            timer.newTimeout(x -> {
-                if (timer.nanoTime() < ((WheelTimeout) x).deadlineNanos()) {
-                    early[0]++;
-                }
-                order.add(k);
-                ran.countDown();
-            }, 0, TimeUnit.MILLISECONDS);
-        }
-        gate.countDown();
-        assertTrue(ran.await(60, TimeUnit.SECONDS), "every task ran");
-        WheelTimerStats after = timer.stats();
-        assertEquals(0, early[0], "none ran before its deadline");
-        List<Integer> made = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            made.add(i);
-        }
-        assertEquals(made, order, "each once, in the order made");
-        assertEquals(before.submitted(), after.submitted(), "no operation reached the engine");
-        assertEquals(before.fired() + n + 1, after.fired(),
-                     "each counted fired once, and the task that held the worker");
-        assertEquals(0, after.pendingTimeouts(), "nothing pending");
     }
 }
