@@ -35,6 +35,9 @@ final class Lane extends LaneWorkerLine {
      */
     static final int SLOTS = 256;
 
+    /** The most slots a pass of the worker's drain takes in one call. */
+    private static final int RUN = 64;
+
     /** A slot the worker consumed and cleared: no push fills it again. */
     static final WheelTimeout CONSUMED = new TaskTimeout(null, null, 0);
 
@@ -328,10 +331,14 @@ final class Lane extends LaneWorkerLine {
      * alone when it has one: rules, 4). A timeout cancelled before it was
      * handed over is skipped. Returns the number of new adds given.
      *
-     * <p>Each pass's body is a method of its own: a fresh JVM compiles a
-     * method after a few hundred calls, but a loop inside one only after
-     * tens of thousands of turns, and runs it interpreted until then (most
-     * of a first burst of 100 000 timeouts).
+     * <p>Each pass takes a run of at most {@link #RUN} slots of one
+     * segment at a time, in a method of its own whose loop keeps its place
+     * in locals: a fresh JVM compiles a method after a few hundred calls,
+     * but a loop inside one only after tens of thousands of turns, and runs
+     * it interpreted until then (most of a first burst of 100 000
+     * timeouts); a run's loop over locals costs the worker fewer
+     * instructions a slot than a call a slot, which had to keep the scan's
+     * place in the lane's fields.
      */
     int drain(long horizon, HandOver.Round round) {
         Segment oldest = heldSegment;
@@ -339,7 +346,7 @@ final class Lane extends LaneWorkerLine {
         if (heldCount > 0) {
             scanFrom(heldSegment, heldIndex);
             while (scanning(curSegment, curIndex)) {
-                drainHeld(round);
+                drainHeld(curSegment, curIndex, round);
             }
         }
         // Pushed since.
@@ -347,7 +354,7 @@ final class Lane extends LaneWorkerLine {
         givenCount = 0;
         scanFrom(curSegment, curIndex);
         while (scanning(endSegment, endIndex) && drainNew(horizon, round)) {
-            // Each call takes one slot.
+            // Each call takes a run of slots.
         }
         heldSegment = curSegment;
         heldIndex = curIndex;
@@ -384,48 +391,68 @@ final class Lane extends LaneWorkerLine {
     }
 
     /**
-     * A slot of the last drain's, at the scan: given now if it holds an add
+     * The slots of the last drain's at the scan, a run up to the end
+     * {@code end}, {@code endIndex}: each is given now if it holds an add
      * still pending, not taken nor cancelled, which the last drain held
      * back (it took, or skipped, every other).
      */
-    private void drainHeld(HandOver.Round round) {
-        WheelTimeout t = scanSegment.timeouts[scanIndex++];
-        if (t.state() == WheelTimeout.ST_INIT) {
-            round.add(t, true);
+    private void drainHeld(Segment end, int endIndex, HandOver.Round round) {
+        Segment s = scanSegment;
+        int i = scanIndex;
+        int stop = Math.min(i + RUN, s == end ? endIndex : SLOTS);
+        WheelTimeout[] slots = s.timeouts;
+        for (; i < stop; i++) {
+            WheelTimeout t = slots[i];
+            if (t.state() == WheelTimeout.ST_INIT) {
+                round.add(t, true);
+            }
         }
+        scanIndex = stop;
     }
 
     /**
-     * The slot at the scan, pushed since the last drain: false if it is
-     * still empty (the drain ends there). It is read first here, with
-     * acquire (rules, 3). A cancel's push has no hint; an add's may not
-     * have it yet, and is then told by the timeout: not TAKEN.
+     * The slots at the scan pushed since the last drain, a run up to the
+     * end markEnd() read: false if the run met a slot still empty (the
+     * drain ends there). Each is read first here, with acquire (rules, 3).
+     * A cancel's push has no hint; an add's may not have it yet, and is
+     * then told by the timeout: not TAKEN.
      */
     private boolean drainNew(long horizon, HandOver.Round round) {
         Segment s = scanSegment;
         int i = scanIndex;
-        WheelTimeout t = (WheelTimeout) SLOT.getAcquire(s.timeouts, i);
-        if (t == null) {
-            return false;
-        }
-        scanIndex = i + 1;
-        long hint = s.hints[i];
-        if (hint >= horizon) {
-            heldCount++;
-            return true;
-        }
-        int state = t.state();
-        if (state == WheelTimeout.ST_INIT) {
-            if (hint == 0 && t.deadline >= horizon) {
-                heldCount++;
-            } else {
-                round.add(t, false);
-                givenCount++;
+        int stop = Math.min(i + RUN, s == endSegment ? endIndex : SLOTS);
+        WheelTimeout[] slots = s.timeouts;
+        long[] hints = s.hints;
+        int held = 0;
+        int given = 0;
+        boolean more = true;
+        for (; i < stop; i++) {
+            WheelTimeout t = (WheelTimeout) SLOT.getAcquire(slots, i);
+            if (t == null) {
+                more = false;
+                break;
             }
-        } else if (hint == 0 && (state & WheelTimeout.TAKEN) != 0) {
-            round.cancel(t);
+            long hint = hints[i];
+            if (hint >= horizon) {
+                held++;
+                continue;
+            }
+            int state = t.state();
+            if (state == WheelTimeout.ST_INIT) {
+                if (hint == 0 && t.deadline >= horizon) {
+                    held++;
+                } else {
+                    round.add(t, false);
+                    given++;
+                }
+            } else if (hint == 0 && (state & WheelTimeout.TAKEN) != 0) {
+                round.cancel(t);
+            }
         }
-        return true;
+        scanIndex = i;
+        heldCount += held;
+        givenCount += given;
+        return more;
     }
 
     /** Starts a scan of slots at {@code s}, {@code i}. */
