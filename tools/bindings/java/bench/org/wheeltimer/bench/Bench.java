@@ -44,8 +44,9 @@ import org.wheeltimer.measure.ClassHistogram;
  * names. Only the ratios between timers measured in the same run mean
  * anything (under QEMU's emulation time is emulated; on a shared host the
  * other processes come and go). Each figure is the median of several
- * rounds after a warm-up, and the rounds go round the timers, so that a
- * slow spell of the machine falls on all of them.
+ * rounds after a warm-up of six rounds of the first two measures, and the
+ * rounds go round the timers, so that a slow spell of the machine falls
+ * on all of them.
  *
  * <ul>
  * <li>newTimeout + cancel: one thread keeps 1024 request timeouts 10 s away
@@ -94,6 +95,7 @@ public final class Bench {
     private final int idleSeconds;
     private final int latenessTimeouts;
     private final int rounds;
+    private final int warmRounds;
     private final int coldRuns;
 
     private Bench(boolean quick) {
@@ -104,6 +106,7 @@ public final class Bench {
         idleSeconds = quick ? 1 : 5;
         latenessTimeouts = quick ? 200 : 2000;
         rounds = quick ? 1 : 7;
+        warmRounds = quick ? 1 : 6;
         coldRuns = quick ? 1 : 5;
     }
 
@@ -184,12 +187,17 @@ public final class Bench {
         double[][][] expiry = new double[n][3][rounds];
         double[][][] late = new double[n][3][rounds];
         try {
-            // Every timer's code is compiled before anything is measured.
+            // Every timer's code is compiled, and its cost has settled,
+            // before anything is measured: both timers' pairs, and
+            // WheelTimer's expired task, cost less round after round for
+            // about six full rounds (bench/README.md, "1 December, Bench's
+            // warm-up").
             System.out.println("# warming up");
-            for (Kept k : kept) {
-                churn(k, churnOps);
-                expiry(k, expiryTasks / 10);
-                expiry(k, expiryTasks / 10);
+            for (int r = 0; r < warmRounds; r++) {
+                for (Kept k : kept) {
+                    churn(k, churnOps);
+                    expiry(k, expiryTasks);
+                }
             }
             for (Config c : configs) {
                 withTimer(c, t -> lateness(t, latenessTimeouts / 10)[0]);
