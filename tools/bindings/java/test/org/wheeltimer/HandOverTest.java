@@ -95,6 +95,45 @@ class HandOverTest {
     }
 
     /**
+     * A round's pass over the new pushes takes them a run of slots at a
+     * time: what it held back in an early run is still held when the later
+     * runs of the round hold nothing, and the next round gives it, in push
+     * order; the adds a round gives are counted over all its runs. Here
+     * the pass starts off a run's boundary and goes past a segment's end.
+     */
+    @Test
+    void whatOneRunOfARoundHoldsBackTheNextRoundGivesWhateverTheLaterRunsHeld() {
+        HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
+        h.closing = true;
+        long horizon = 1_000_000;
+        Given round = new Given();
+        for (int i = 0; i < 37; i++) {
+            assertTrue(h.add(new TaskTimeout(null, null, 10), 0, h.addLane()));
+        }
+        assertEquals(37, h.drain(horizon, round));
+        List<WheelTimeout> far = new ArrayList<>();
+        List<WheelTimeout> near = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            WheelTimeout t = new TaskTimeout(null, null, FAR);
+            far.add(t);
+            assertTrue(h.add(t, 0, h.addLane()));
+        }
+        for (int i = 0; i < 2 * Lane.SLOTS; i++) {
+            WheelTimeout t = new TaskTimeout(null, null, 10);
+            near.add(t);
+            assertTrue(h.add(t, 0, h.addLane()));
+        }
+        round.adds.clear();
+        assertEquals(near.size(), h.drain(horizon, round), "every near add, over all the runs");
+        assertEquals(near, round.adds);
+        assertTrue(h.holding(), "the far adds of the first run");
+        round.adds.clear();
+        assertEquals(0, h.drain(horizon, round), "no new add");
+        assertEquals(far, round.adds, "the held, in push order");
+        assertFalse(h.holding());
+    }
+
+    /**
      * A one-shot add due two buckets of the far hold ahead goes into its
      * stripe's far hold, not its lane (rules, 11): no push, and the hold
      * gives it back at its release. Its caller wakes a sleeping worker only
