@@ -397,11 +397,9 @@ final class Lane extends LaneWorkerLine {
      * back (it took, or skipped, every other).
      */
     private void drainHeld(Segment end, int endIndex, HandOver.Round round) {
-        Segment s = scanSegment;
-        int i = scanIndex;
-        int stop = Math.min(i + RUN, s == end ? endIndex : SLOTS);
-        WheelTimeout[] slots = s.timeouts;
-        for (; i < stop; i++) {
+        int stop = runEnd(end, endIndex);
+        WheelTimeout[] slots = scanSegment.timeouts;
+        for (int i = scanIndex; i < stop; i++) {
             WheelTimeout t = slots[i];
             if (t.state() == WheelTimeout.ST_INIT) {
                 round.add(t, true);
@@ -420,7 +418,7 @@ final class Lane extends LaneWorkerLine {
     private boolean drainNew(long horizon, HandOver.Round round) {
         Segment s = scanSegment;
         int i = scanIndex;
-        int stop = Math.min(i + RUN, s == endSegment ? endIndex : SLOTS);
+        int stop = runEnd(endSegment, endIndex);
         WheelTimeout[] slots = s.timeouts;
         long[] hints = s.hints;
         int held = 0;
@@ -453,6 +451,14 @@ final class Lane extends LaneWorkerLine {
         heldCount += held;
         givenCount += given;
         return more;
+    }
+
+    /**
+     * Where the run from the scan ends: {@link #RUN} slots on, or sooner
+     * at the segment's end or at {@code end}, {@code endIndex}.
+     */
+    private int runEnd(Segment end, int endIndex) {
+        return Math.min(scanIndex + RUN, scanSegment == end ? endIndex : SLOTS);
     }
 
     /** Starts a scan of slots at {@code s}, {@code i}. */
