@@ -54,6 +54,20 @@ class HandOverTest {
     }
 
     /**
+     * Pushes {@code n} adds due at {@code deadline} through the caller's
+     * lane; returns them in push order.
+     */
+    private static List<WheelTimeout> pushAdds(HandOver h, int n, long deadline) {
+        List<WheelTimeout> pushed = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            WheelTimeout t = new TaskTimeout(null, null, deadline);
+            pushed.add(t);
+            assertTrue(h.add(t, 0, h.addLane()));
+        }
+        return pushed;
+    }
+
+    /**
      * The adds a round holds back (due past its horizon) are given by the
      * next round, in the order pushed and before that round's new adds,
      * but for those cancelled in between; over several segments.
@@ -63,12 +77,7 @@ class HandOverTest {
         HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
         h.closing = true;
         long horizon = 1_000_000;
-        List<WheelTimeout> far = new ArrayList<>();
-        for (int i = 0; i < 4 * Lane.SLOTS + 10; i++) {
-            WheelTimeout t = new TaskTimeout(null, null, FAR);
-            far.add(t);
-            assertTrue(h.add(t, 0, h.addLane()));
-        }
+        List<WheelTimeout> far = pushAdds(h, 4 * Lane.SLOTS + 10, FAR);
         Given round = new Given();
         assertEquals(0, h.drain(horizon, round), "all due past the horizon");
         assertTrue(h.holding());
@@ -107,22 +116,10 @@ class HandOverTest {
         h.closing = true;
         long horizon = 1_000_000;
         Given round = new Given();
-        for (int i = 0; i < 37; i++) {
-            assertTrue(h.add(new TaskTimeout(null, null, 10), 0, h.addLane()));
-        }
+        pushAdds(h, 37, 10);
         assertEquals(37, h.drain(horizon, round));
-        List<WheelTimeout> far = new ArrayList<>();
-        List<WheelTimeout> near = new ArrayList<>();
-        for (int i = 0; i < 50; i++) {
-            WheelTimeout t = new TaskTimeout(null, null, FAR);
-            far.add(t);
-            assertTrue(h.add(t, 0, h.addLane()));
-        }
-        for (int i = 0; i < 2 * Lane.SLOTS; i++) {
-            WheelTimeout t = new TaskTimeout(null, null, 10);
-            near.add(t);
-            assertTrue(h.add(t, 0, h.addLane()));
-        }
+        List<WheelTimeout> far = pushAdds(h, 50, FAR);
+        List<WheelTimeout> near = pushAdds(h, 2 * Lane.SLOTS, 10);
         round.adds.clear();
         assertEquals(near.size(), h.drain(horizon, round), "every near add, over all the runs");
         assertEquals(near, round.adds);
@@ -435,9 +432,7 @@ class HandOverTest {
         HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
         h.closing = true;
         int pushed = 3 * Lane.SLOTS + 5;
-        for (int i = 0; i < pushed; i++) {
-            assertTrue(h.add(new TaskTimeout(null, null, 10), 0, h.addLane()));
-        }
+        pushAdds(h, pushed, 10);
         List<WheelTimeout> meanwhile = new ArrayList<>();
         Given round = new Given() {
             @Override
@@ -469,9 +464,7 @@ class HandOverTest {
     void aSegmentLinkedButNotYetFilledIsNoPush() {
         HandOver h = new HandOver(0, false, Long.MAX_VALUE, null);
         h.closing = true;
-        for (int i = 0; i < Lane.SLOTS; i++) {
-            assertTrue(h.add(new TaskTimeout(null, null, FAR), 0, h.addLane()));
-        }
+        pushAdds(h, Lane.SLOTS, FAR);
         Given round = new Given();
         assertEquals(Lane.SLOTS, h.drain(Long.MAX_VALUE, round));
         assertEquals(Lane.SLOTS, round.adds.size());
