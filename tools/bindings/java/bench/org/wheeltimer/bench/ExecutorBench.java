@@ -252,7 +252,6 @@ public final class ExecutorBench {
             with(c, e -> churn(of(e), 1_000, 4, churnOps / 4, new double[1]));
             with(c, e -> expiry(e, expiryTasks / 10));
             with(c, e -> lateness(e, latenessTasks / 10)[0]);
-            with(c, e -> fallingDue(e, 1_000, churnOps / 10));
         }
         timerChurn(1_000, 1, churnOps / 4, new double[1]);
         timerLateness(latenessTasks / 10);
